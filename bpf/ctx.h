@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The context shim: the datapath is written once, over a context pointer and
+ * a compile-time flag that says which hook it runs at. Each helper folds to
+ * the code of one hook, so the verifier sees only that.
+ */
+#ifndef HDRSTRIP_BPF_CTX_H
+#define HDRSTRIP_BPF_CTX_H
+
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_helpers.h>
+
+#include <hdrstrip/scan.h>
+
+/* Our own verdict, mapped to the hook's codes at the very end. */
+enum hs_verdict {
+	HS_VERDICT_PASS = 0,
+	HS_VERDICT_DROP,
+};
+
+#define HOOK_XDP 1
+#define HOOK_TC 0
+
+static __always_inline void *ctx_data(void *ctx, const int xdp)
+{
+	if (xdp)
+		return (void *)(long)((struct xdp_md *)ctx)->data;
+	return (void *)(long)((struct __sk_buff *)ctx)->data;
+}
+
+static __always_inline void *ctx_data_end(void *ctx, const int xdp)
+{
+	if (xdp)
+		return (void *)(long)((struct xdp_md *)ctx)->data_end;
+	return (void *)(long)((struct __sk_buff *)ctx)->data_end;
+}
+
+static __always_inline int ctx_verdict(enum hs_verdict v, const int xdp)
+{
+	if (xdp)
+		return v == HS_VERDICT_DROP ? XDP_DROP : XDP_PASS;
+	/* UNSPEC, not OK: let any later classifier on the hook run too. */
+	return v == HS_VERDICT_DROP ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+}
+
+/*
+ * Make the first @len bytes directly readable and writable. XDP frames are
+ * one buffer already; an skb may keep its payload in page fragments (GSO at
+ * egress, GRO at ingress), which bpf_skb_pull_data() copies into the head.
+ * Invalidates every packet pointer. Returns 0 or a negative error.
+ */
+static __always_inline int ctx_linearize(void *ctx, __u32 len, const int xdp)
+{
+	struct __sk_buff *skb = ctx;
+
+	if (xdp)
+		return 0;
+	if (skb->data_end - skb->data >= len)
+		return 0;
+	return bpf_skb_pull_data(skb, len);
+}
+
+static __always_inline __u32 ctx_len(void *ctx, const int xdp)
+{
+	if (xdp)
+		return ctx_data_end(ctx, xdp) - ctx_data(ctx, xdp);
+	return ((struct __sk_buff *)ctx)->len;
+}
+
+/*
+ * Apply the checksum difference of the rewritten payload bytes to the TCP
+ * checksum at @csum_off. At TC the kernel helper also handles an skb whose
+ * checksum is still to be completed (CHECKSUM_PARTIAL: nothing to change).
+ */
+static __always_inline int ctx_csum_apply(void *ctx, const struct hs_scan *s, __u32 csum_off,
+					  const int xdp)
+{
+	if (xdp) {
+		void *data = ctx_data(ctx, xdp), *end = ctx_data_end(ctx, xdp);
+		__u16 *check = data + (csum_off & 0x3ff);
+
+		if ((void *)(check + 1) > end)
+			return -1;
+		*check = hs_csum_update(s, *check);
+		return 0;
+	}
+	return bpf_l4_csum_replace(ctx, csum_off, 0, hs_csum_fold(s->csum_acc), 0);
+}
+
+#endif /* HDRSTRIP_BPF_CTX_H */

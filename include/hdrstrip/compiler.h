@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Portability shims for code that is compiled both by clang for the BPF
+ * target and by the host compiler. Nothing here may pull in libc.
+ */
+#ifndef HDRSTRIP_COMPILER_H
+#define HDRSTRIP_COMPILER_H
+
+#include <linux/types.h>
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* Every function shared with the BPF programs is forced inline: the
+ * verifier then sees the bounds checks in the context of each caller. */
+#define HS_INLINE static __always_inline
+
+#define HS_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define HS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * The BPF target has no popcount instruction, so the trie uses the classic
+ * branch-free SWAR count (Hacker's Delight 5-2) everywhere: the host tools
+ * and benchmarks measure the very instruction sequence the kernel runs.
+ */
+HS_INLINE __u32 hs_popcount64(__u64 x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (__u32)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/*
+ * Index (0..7) of the lowest byte whose top bit is set in @t, where @t only
+ * has bits at positions 8k+7 (the output of the SWAR byte tests below).
+ * Isolate the lowest bit, move it to bit 8k, and let a multiply move the
+ * constant byte k into the top byte. Undefined for t == 0.
+ */
+HS_INLINE __u32 hs_first_byte(__u64 t)
+{
+	__u64 low = t & (~t + 1);
+
+	return (__u32)(((low >> 7) * 0x0001020304050607ULL) >> 56);
+}
+
+#define HS_ONES 0x0101010101010101ULL
+#define HS_HIGHS 0x8080808080808080ULL
+
+/* Top bit of each byte of @w that equals @c (exact for the lowest match;
+ * bytes above a match may show false positives, which callers ignore). */
+HS_INLINE __u64 hs_bytes_eq(__u64 w, __u8 c)
+{
+	__u64 x = w ^ (HS_ONES * c);
+
+	return (x - HS_ONES) & ~x & HS_HIGHS;
+}
+
+/*
+ * Unaligned little-endian 64-bit load and store. The BPF backend would split
+ * a memcpy with unknown alignment into eight byte loads; the kernel allows
+ * unaligned packet and map access on the architectures we run on, so the BPF
+ * build dereferences directly and the host build stays UBSan-clean.
+ */
+HS_INLINE __u64 hs_load64(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u64 *)p;
+#else
+	__u64 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+#endif
+}
+
+HS_INLINE void hs_store64(__u8 *p, __u64 v)
+{
+#ifdef __bpf__
+	*(__u64 *)p = v;
+#else
+	__builtin_memcpy(p, &v, sizeof(v));
+#endif
+}
+
+#endif /* HDRSTRIP_COMPILER_H */

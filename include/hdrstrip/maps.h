@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Map values shared by the BPF programs and the loader. Only fixed-size
+ * types; the asserts make clang-bpf and the host compiler check one layout.
+ */
+#ifndef HDRSTRIP_MAPS_H
+#define HDRSTRIP_MAPS_H
+
+#include "compiler.h"
+#include "limits.h"
+#include "trie.h"
+
+/* Map names: the pin names under /sys/fs/bpf/hdrstrip/<DEV>/. */
+#define HS_MAP_TRIE "trie"
+#define HS_MAP_CONFIG "config"
+#define HS_MAP_COUNTERS "counters"
+#define HS_MAP_HEADER_HITS "header_hits"
+
+/* Two trie slots: the loader writes the idle one, then flips config. */
+#define HS_TRIE_SLOTS 2
+
+/* What to do when a packet cannot be fully inspected. */
+enum hs_policy {
+	HS_POLICY_DROP = 0,
+	HS_POLICY_PASS = 1,
+	HS_POLICY_MAX
+};
+
+struct hs_config {
+	__u32 active_slot; /* trie slot packets use: 0 or 1 */
+	__u32 generation; /* bumped on every update */
+	__u8 on_error; /* enum hs_policy */
+	__u8 reserved[7];
+	__u64 ports[HS_PORT_WORDS]; /* bitmap of inspected TCP destination ports */
+};
+
+_Static_assert(sizeof(struct hs_config) == 16 + HS_PORT_WORDS * 8, "hs_config layout");
+
+/*
+ * Counters: a per-CPU array with one element of this struct, so bpftool
+ * prints every field by name. Keep HS_COUNTER_NAMES in the same order.
+ */
+struct hs_counters {
+	__u64 packets; /* packets the program ran on */
+	__u64 inspected; /* TCP segments with payload to an inspected port */
+	__u64 http_requests; /* request lines recognised */
+	__u64 headers_seen; /* field lines examined */
+	__u64 headers_matched; /* field lines whose name is in the list */
+	__u64 headers_masked; /* field lines rewritten in place */
+	__u64 packets_modified; /* packets that left with masked bytes */
+	__u64 packets_dropped; /* packets dropped, by a drop rule or the policy */
+	__u64 non_http; /* inspected payloads that do not start a request */
+	__u64 fragments; /* IP fragments, passed without inspection */
+	__u64 scan_incomplete; /* payloads that could not be scanned to the end */
+	__u64 truncated; /* malformed or truncated L2-L4 headers */
+};
+
+#define HS_COUNTER_NAMES                                                                  \
+	"packets", "inspected", "http_requests", "headers_seen", "headers_matched",          \
+		"headers_masked", "packets_modified", "packets_dropped", "non_http",         \
+		"fragments", "scan_incomplete", "truncated"
+
+#define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))
+
+#endif /* HDRSTRIP_MAPS_H */

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Install everything hdrstrip needs to build, test and benchmark, from
+# Debian's packages. Idempotent: when every package is present it only says so.
+set -euo pipefail
+
+PKGS=(
+	# build
+	make gcc clang llvm libbpf-dev libxdp-dev libelf-dev zlib1g-dev pkg-config bpftool
+	# the second compiler the BPF object must build with
+	clang-19
+	# tests
+	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
+	nodejs valgrind libclang-rt-14-dev
+	# benchmarks
+	gperf wrk gnuplot-nox
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "install-deps: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}; run as root to install them" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# Keep package scripts from starting services (nginx) on the host: the tests
+# run their own servers inside network namespaces.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod +x "$policy"
+	created_policy=1
+fi
+trap '[ "$created_policy" = 1 ] && rm -f "$policy"' EXIT
+apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* What every subcommand of the CLI shares. */
+#ifndef HDRSTRIP_CLI_H
+#define HDRSTRIP_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+/* Exit codes (documented in hdrstrip(8)). */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1, /* the operation failed */
+	EXIT_USAGE = 2, /* bad usage or bad input */
+};
+
+struct global_opts {
+	int verbose;
+	const char *netns; /* -n NAME, or NULL */
+};
+
+extern struct global_opts g_opts;
+
+struct cmd {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+/* Print "hdrstrip: <msg>" on stderr. */
+void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Map a -errno from the pure layers to an exit code. */
+int exit_code_for(int err, int bad_input);
+
+/* Shared usage helper: prints "Usage: hdrstrip CMD ..." text and returns
+ * EXIT_USAGE (or EXIT_OK when @ok). */
+int usage_out(const char *text, int ok);
+
+struct hs_list;
+struct hs_list_opts;
+struct hs_trie;
+struct hs_trie_stats;
+/* Load and compile a header list, printing any error once; returns an exit
+ * code. On success *t is malloc'ed and @l must be freed by the caller. */
+int load_trie(const char *path, const struct hs_list_opts *lo, struct hs_list *l,
+	      struct hs_trie **t, struct hs_trie_stats *st);
+
+int cmd_compile(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif /* HDRSTRIP_CLI_H */

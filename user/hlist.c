@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The header-list format: one name per line, '#' comments, an optional
+ * action word, '@' directives. Every error names the file and line and
+ * nothing is produced on error.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hlist.h"
+
+static __attribute__((format(printf, 2, 3))) int fail(struct hs_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	err->bad_input = 1;
+	return -EINVAL;
+}
+
+/* Bytes a header-list name may hold: visible ASCII but ':'. RFC 9110
+ * tokens are a subset; the rest draw a warning (strict servers reject such
+ * names, lenient ones such as Python's accept them). */
+int hs_is_name_byte(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != ':';
+}
+
+int hs_is_tchar(unsigned char c)
+{
+	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
+		return 1;
+	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+unsigned char hs_fold_byte(unsigned char c, int fold_underscore)
+{
+	if (!hs_is_name_byte(c))
+		return 0;
+	if (c >= 'A' && c <= 'Z')
+		return c + ('a' - 'A');
+	if (c == '_' && fold_underscore)
+		return '-';
+	return c;
+}
+
+void hs_list_opts_default(struct hs_list_opts *o)
+{
+	o->fold_underscore = -1;
+	o->warn = NULL;
+}
+
+void hs_list_free(struct hs_list *l)
+{
+	free(l->names);
+	l->names = NULL;
+	l->n = 0;
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Render a byte for an error message: 'c', or '\xNN' when not printable. */
+static const char *show_byte(unsigned char c, char buf[8])
+{
+	if (c >= 0x21 && c < 0x7f)
+		snprintf(buf, 8, "'%c'", c);
+	else if (c == ' ')
+		snprintf(buf, 8, "' '");
+	else
+		snprintf(buf, 8, "'\\x%02x'", c);
+	return buf;
+}
+
+/* Copy at most @max bytes of @s for a message, escaping what is not printable. */
+static const char *show_str(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, i;
+
+	for (i = 0; i < len && o + 5 < size; i++) {
+		unsigned char c = s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '"')
+			buf[o++] = c;
+		else
+			o += snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	if (i < len && o + 4 < size)
+		o += snprintf(buf + o, size - o, "...");
+	buf[o] = 0;
+	return buf;
+}
+
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+	size_t d[16][16], i, j;
+
+	if (la > 15 || lb > 15)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			size_t c = d[i - 1][j - 1] + ((a[i - 1] | 0x20) != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && (a[i - 1] | 0x20) == b[j - 2] &&
+			    (a[i - 2] | 0x20) == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[la][lb];
+}
+
+static int parse_action(const char *w, size_t len)
+{
+	if (len == 4 && !strncasecmp(w, "mask", 4))
+		return HS_ACT_MASK;
+	if (len == 4 && !strncasecmp(w, "drop", 4))
+		return HS_ACT_DROP;
+	return -1;
+}
+
+static int looks_like_action(const char *w, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!((w[i] | 0x20) >= 'a' && (w[i] | 0x20) <= 'z'))
+			return 0;
+	return edit_distance(w, len, "mask", 4) <= 2 || edit_distance(w, len, "drop", 4) <= 2;
+}
+
+struct line_ctx {
+	const char *path;
+	unsigned int lineno;
+	struct hs_err *err;
+	void (*warn)(const char *msg);
+};
+
+static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold)
+{
+	char buf[80];
+	const char *key = s + 1, *val;
+	size_t klen = 0, vlen;
+
+	while (klen < len - 1 && !is_space(key[klen]))
+		klen++;
+	val = key + klen;
+	while (val < s + len && is_space(*val))
+		val++;
+	vlen = s + len - val;
+	if (klen == 15 && !strncmp(key, "fold-underscore", 15)) {
+		if (vlen == 2 && !strncmp(val, "on", 2)) {
+			*fold = 1;
+			return 0;
+		}
+		if (vlen == 3 && !strncmp(val, "off", 3)) {
+			*fold = 0;
+			return 0;
+		}
+		return fail(c->err, "%s:%u: @fold-underscore takes 'on' or 'off', not \"%s\"",
+			    c->path, c->lineno, show_str(val, vlen, buf, sizeof(buf)));
+	}
+	return fail(c->err, "%s:%u: unknown directive \"@%s\" (known: @fold-underscore on|off)",
+		    c->path, c->lineno, show_str(key, klen, buf, sizeof(buf)));
+}
+
+/* One name line: NAME [ACTION], comment already removed, trimmed. */
+static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
+{
+	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8];
+	size_t nlen = 0, i;
+	const char *w2 = NULL;
+	size_t w2len = 0;
+	int act = HS_ACT_MASK;
+
+	while (nlen < len && !is_space(s[nlen]))
+		nlen++;
+	if (nlen < len) {
+		w2 = s + nlen;
+		while (w2 < s + len && is_space(*w2))
+			w2++;
+		w2len = 0;
+		while (w2 + w2len < s + len && !is_space(w2[w2len]))
+			w2len++;
+		if (w2 + w2len == s + len && (act = parse_action(w2, w2len)) < 0 &&
+		    looks_like_action(w2, w2len))
+			return fail(c->err,
+				    "%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
+				    c->path, c->lineno, show_str(w2, w2len, bb, sizeof(bb)),
+				    show_str(s, nlen, buf, sizeof(buf)));
+		if (w2 + w2len != s + len || act < 0) {
+			/* The name itself has a space in it. */
+			return fail(c->err,
+				    "%s:%u: invalid character ' ' in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
+				    c->path, c->lineno, show_str(s, len, buf, sizeof(buf)));
+		}
+	}
+	for (i = 0; i < nlen; i++) {
+		unsigned char ch = s[i];
+
+		if (ch == '*' && i == nlen - 1 && i > 0)
+			continue;
+		if (!hs_is_name_byte(ch))
+			return fail(c->err, "%s:%u: invalid character %s in header name \"%s\"",
+				    c->path, c->lineno, show_byte(ch, bb),
+				    show_str(s, nlen, buf, sizeof(buf)));
+		if (!hs_is_tchar(ch))
+			out->non_token = 1;
+	}
+	out->prefix = s[nlen - 1] == '*';
+	if (out->prefix && nlen == 1)
+		return fail(c->err,
+			    "%s:%u: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)",
+			    c->path, c->lineno);
+	out->len = nlen - out->prefix;
+	if (out->len > HS_MAX_NAME_LEN)
+		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
+			    c->path, c->lineno, show_str(s, 40, buf, sizeof(buf)), out->len,
+			    HS_MAX_NAME_LEN);
+	memcpy(out->orig, s, nlen);
+	if (out->non_token && c->warn) {
+		char w[HS_ERR_MSG];
+
+		snprintf(w, sizeof(w),
+			 "%s:%u: header name \"%s\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written",
+			 c->path, c->lineno, show_str(s, nlen, buf, sizeof(buf)));
+		c->warn(w);
+	}
+	out->orig[nlen] = 0;
+	out->action = act;
+	out->line = c->lineno;
+	return 0;
+}
+
+static int cmp_folded(const void *a, const void *b)
+{
+	const struct hs_name *x = *(const struct hs_name *const *)a;
+	const struct hs_name *y = *(const struct hs_name *const *)b;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	if (x->prefix != y->prefix)
+		return x->prefix - y->prefix;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Fold every name and report the first duplicate by line order. */
+static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *err)
+{
+	struct hs_name **sorted;
+	struct hs_name *dup = NULL, *first = NULL;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct hs_name *nm = &l->names[i];
+
+		for (size_t j = 0; j < nm->len; j++)
+			nm->name[j] = hs_fold_byte(nm->orig[j], l->fold_underscore);
+		nm->name[nm->len] = 0;
+	}
+	sorted = calloc(l->n, sizeof(*sorted));
+	if (!sorted) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		err->bad_input = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->n; i++)
+		sorted[i] = &l->names[i];
+	/* Equal names sort by line: report the pair whose second line comes first. */
+	qsort(sorted, l->n, sizeof(*sorted), cmp_folded);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(sorted[i - 1]->name, sorted[i]->name) ||
+		    sorted[i - 1]->prefix != sorted[i]->prefix)
+			continue;
+		if (i >= 2 && !strcmp(sorted[i - 2]->name, sorted[i]->name) &&
+		    sorted[i - 2]->prefix == sorted[i]->prefix)
+			continue;
+		if (!dup || sorted[i]->line < dup->line) {
+			dup = sorted[i];
+			first = sorted[i - 1];
+		}
+	}
+	free(sorted);
+	if (!dup)
+		return 0;
+	if (!strcmp(dup->orig, first->orig))
+		return fail(err, "%s:%u: duplicate header name \"%s\" (first on line %u)", path,
+			    dup->line, dup->orig, first->line);
+	return fail(err,
+		    "%s:%u: duplicate header name \"%s\": same as \"%s\" on line %u (names are case-insensitive%s)",
+		    path, dup->line, dup->orig, first->orig, first->line,
+		    l->fold_underscore ? " and '_' matches '-'" : "");
+}
+
+int hs_list_parse(const char *text, size_t len, const char *path,
+		  const struct hs_list_opts *opts, struct hs_list *out, struct hs_err *err)
+{
+	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
+	struct hs_list l = { 0 };
+	int fold = 1, r;
+	size_t pos = 0;
+
+	err->msg[0] = 0;
+	err->bad_input = 0;
+	l.names = calloc(HS_MAX_NAMES, sizeof(*l.names));
+	if (!l.names) {
+		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		return -ENOMEM;
+	}
+	while (pos < len) {
+		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+		size_t llen = nl ? (size_t)(nl - s) : len - pos;
+		size_t i;
+
+		pos += llen + (nl != NULL);
+		c.lineno++;
+		/* A comment starts with '#' at the start or after white space;
+		 * elsewhere '#' is a token character. */
+		for (i = 0; i < llen; i++)
+			if (s[i] == '#' && (i == 0 || is_space(s[i - 1])))
+				break;
+		llen = i;
+		while (llen && is_space(s[llen - 1]))
+			llen--;
+		while (llen && is_space(*s)) {
+			s++;
+			llen--;
+		}
+		if (!llen)
+			continue;
+		if (memchr(s, 0, llen)) {
+			r = fail(err, "%s:%u: invalid character '\\x00' in header name", path, c.lineno);
+			goto out;
+		}
+		if (*s == '@') {
+			r = parse_directive(&c, s, llen, &fold);
+			if (r)
+				goto out;
+			continue;
+		}
+		if (l.n == HS_MAX_NAMES) {
+			r = fail(err, "%s:%u: more than %d header names (the limit)", path, c.lineno,
+				 HS_MAX_NAMES);
+			goto out;
+		}
+		r = parse_name_line(&c, s, llen, &l.names[l.n]);
+		if (r)
+			goto out;
+		l.n++;
+	}
+	if (!l.n) {
+		r = fail(err, "%s: no header names (the list is empty)", path);
+		goto out;
+	}
+	l.fold_underscore = opts && opts->fold_underscore >= 0 ? opts->fold_underscore : fold;
+	r = fold_and_check(&l, path, err);
+	if (r)
+		goto out;
+	*out = l;
+	return 0;
+out:
+	hs_list_free(&l);
+	return r;
+}
+
+int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_list *out,
+		 struct hs_err *err)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int r;
+
+	if (!f) {
+		r = -errno;
+		snprintf(err->msg, sizeof(err->msg), "cannot open header list '%s': %s", path,
+			 strerror(errno));
+		/* A missing file is the user's input being wrong. */
+		err->bad_input = (r == -ENOENT || r == -EISDIR || r == -ENOTDIR);
+		return r;
+	}
+	do {
+		if (len == cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > (64u << 20)) {
+				r = -EFBIG;
+				snprintf(err->msg, sizeof(err->msg),
+					 "%s: header list is larger than 64 MiB", path);
+				err->bad_input = 1;
+				goto out;
+			}
+			nb = realloc(buf, cap);
+			if (!nb) {
+				r = -ENOMEM;
+				snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+				err->bad_input = 0;
+				goto out;
+			}
+			buf = nb;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		r = -EIO;
+		snprintf(err->msg, sizeof(err->msg), "cannot read header list '%s': %s", path,
+			 strerror(errno));
+		err->bad_input = 0;
+		goto out;
+	}
+	r = hs_list_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", opts, out, err);
+out:
+	free(buf);
+	if (f != stdin)
+		fclose(f);
+	return r;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/* Header-list parsing (text -> validated, folded names). Pure: no libbpf. */
+#ifndef HDRSTRIP_HLIST_H
+#define HDRSTRIP_HLIST_H
+
+#include <stddef.h>
+#include <hdrstrip/trie.h>
+
+struct hs_name {
+	char name[HS_MAX_NAME_LEN + 1]; /* folded, without the '*' of a prefix rule */
+	char orig[HS_MAX_NAME_LEN + 2]; /* as written, '*' included */
+	__u16 len;
+	__u8 action; /* enum hs_action */
+	__u8 prefix; /* 1: prefix rule */
+	__u8 non_token; /* holds visible bytes that RFC 9110 tokens do not */
+	__u32 line;
+};
+
+struct hs_list {
+	struct hs_name *names;
+	size_t n;
+	int fold_underscore;
+};
+
+/* Options that start from defaults (hs_list_opts_default) and may be
+ * overridden by the list's own directives. */
+struct hs_list_opts {
+	int fold_underscore; /* -1: as the list says (default on) */
+	/* Called with each warning of an accepted list (names that are not
+	 * RFC 9110 tokens); NULL: silent. */
+	void (*warn)(const char *msg);
+};
+
+#define HS_ERR_MSG 512
+
+/* A failure to parse or compile, printed as is by the CLI. */
+struct hs_err {
+	int bad_input; /* 1: the input is wrong (exit 2); 0: a system error (exit 1) */
+	char msg[HS_ERR_MSG];
+};
+
+void hs_list_opts_default(struct hs_list_opts *o);
+
+/* Parse @len bytes of @text; @path names the source in messages.
+ * Returns 0 or -errno (-EINVAL for bad input) with @err filled in. */
+int hs_list_parse(const char *text, size_t len, const char *path,
+		  const struct hs_list_opts *opts, struct hs_list *out, struct hs_err *err);
+
+/* Read and parse a file ("-" is standard input). */
+int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_list *out,
+		 struct hs_err *err);
+
+void hs_list_free(struct hs_list *l);
+
+/* Fold one name byte as the trie does: 0 if @c is not a token character. */
+unsigned char hs_fold_byte(unsigned char c, int fold_underscore);
+int hs_is_tchar(unsigned char c);
+int hs_is_name_byte(unsigned char c);
+
+
+#endif /* HDRSTRIP_HLIST_H */
