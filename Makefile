@@ -36,15 +36,34 @@ PURE_SRCS := user/hlist.c user/compile.c
 CLI_SRCS := user/main.c user/cmd_compile.c $(PURE_SRCS)
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
 
+BPF_SRCS := bpf/hdrstrip.bpf.c
+BPF_HDRS := $(wildcard bpf/*.h) $(SHARED_HDRS)
+BPF_OBJ := $(OUTPUT)/bpf/hdrstrip.bpf.o
+SKEL := $(OUTPUT)/hdrstrip.skel.h
+CORPUS ?= $(abspath ../shared/corpus)
+
 .DELETE_ON_ERROR:
-.PHONY: all deps test test-unit clean
+.PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format
 
-all: $(OUTPUT)/hdrstrip
+all: $(OUTPUT)/hdrstrip $(BPF_OBJ)
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests:
+$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/bpf $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) | $(OUTPUT)/user
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The same object built by a second compiler: it must load too.
+$(OUTPUT)/bpf/%.clang19.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUTPUT)/bpf
+	$(call msg,BPF-19,$@)
+	$(Q)clang-19 $(BPF_CFLAGS) -c $< -o $@
+
+$(SKEL): $(BPF_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
@@ -52,23 +71,20 @@ $(OUTPUT)/hdrstrip: $(CLI_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $^ $(LIBS) -o $@
 
-# ---- tests ------------------------------------------------------------------
-UNIT_TESTS := test_hlist test_trie
-$(OUTPUT)/tests/%: tests/unit/%.c $(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) tests/unit/testutil.h | $(OUTPUT)/tests
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests/unit -DCORPUS_DIR='"$(CORPUS)"' $< $(PURE_SRCS) -lcmocka -o $@
-
-CORPUS ?= $(abspath ../shared/corpus)
-
 deps:
 	$(Q)scripts/install-deps.sh
 
-test-unit: $(addprefix $(OUTPUT)/tests/,$(UNIT_TESTS)) $(OUTPUT)/hdrstrip
-	$(Q)for t in $(UNIT_TESTS); do echo "== $$t"; $(OUTPUT)/tests/$$t || exit 1; done
-	$(Q)HDRSTRIP=$(OUTPUT)/hdrstrip CORPUS=$(CORPUS) tests/cli/test_cli.sh
+# Every test layer; each part lives with its tests.
+include tests/unit/unit.mk
+include tests/pkt/pkt.mk
+include tests/e2e/e2e.mk
+include bench/bench.mk
 
 test: deps
+	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory test-unit
+	$(Q)$(MAKE) --no-print-directory test-pkt
+	$(Q)$(MAKE) --no-print-directory test-e2e
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))

@@ -1,0 +1,2 @@
+# Benchmarks (results go to BENCHMARKS.md).
+bench:

@@ -1,0 +1,2 @@
+# End-to-end tests in network namespaces.
+test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ)
