@@ -47,6 +47,11 @@ struct hs_trie_stats;
 int load_trie(const char *path, const struct hs_list_opts *lo, struct hs_list *l,
 	      struct hs_trie **t, struct hs_trie_stats *st);
 
+int cmd_attach(int argc, char **argv);
+int cmd_update(int argc, char **argv);
+int cmd_detach(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 

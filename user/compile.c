@@ -94,6 +94,40 @@ static void build_node(struct builder *b, const struct build_item *it)
 	}
 }
 
+/* x << by, with every bit that would reach bit 63 or beyond kept in bit 63. */
+static __u64 shift_lens(__u64 x, __u32 by)
+{
+	if (by >= 63)
+		return x ? 1ULL << 63 : 0;
+	return (x << by) | ((x >> (63 - by)) ? 1ULL << 63 : 0);
+}
+
+/*
+ * rem_lens of every node (see trie.h), children first: breadth-first
+ * numbering puts every child after its parent. A prefix rule covering the
+ * label (pfx_in) or the names past it (pfx_out) admits every such length.
+ */
+static void set_rem_lens(struct hs_trie *t)
+{
+	for (__u32 i = t->n_nodes; i-- > 0;) {
+		struct hs_node *n = &t->nodes[i];
+		__u64 lens = 0;
+		__u32 k = 0;
+
+		if (n->pfx_in)
+			lens = ~0ULL;
+		if (n->pfx_out)
+			lens |= ~0ULL << (n->label_len + 1 < 63 ? n->label_len + 1 : 63);
+		if (n->end_rule)
+			lens |= 1ULL << (n->label_len < 63 ? n->label_len : 63);
+		for (__u32 c = 0; c < HS_MAX_SYMS; c++)
+			if (n->mask & (1ULL << c))
+				lens |= shift_lens(t->nodes[n->first_child + k++].rem_lens,
+						   n->label_len + 1);
+		n->rem_lens = lens;
+	}
+}
+
 int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats *st,
 	       struct hs_err *err)
 {
@@ -167,6 +201,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 		build_node(&b, &b.queue[b.qhead++]);
 	t->n_nodes = b.qtail;
 
+	set_rem_lens(t);
 	/* root2[] is derived from the step function itself, so the shortcut
 	 * cannot disagree with stepping. Symbols without a byte (63, and ids
 	 * past the last one in use) behave like byte 0, which is in no name. */

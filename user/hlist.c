@@ -179,7 +179,7 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 /* One name line: NAME [ACTION], comment already removed, trimmed. */
 static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
-	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8];
+	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8], wb[40];
 	size_t nlen = 0, i;
 	const char *w2 = NULL;
 	size_t w2len = 0;
@@ -198,13 +198,15 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 		    looks_like_action(w2, w2len))
 			return fail(c->err,
 				    "%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-				    c->path, c->lineno, show_str(w2, w2len, bb, sizeof(bb)),
+				    c->path, c->lineno, show_str(w2, w2len, wb, sizeof(wb)),
 				    show_str(s, nlen, buf, sizeof(buf)));
 		if (w2 + w2len != s + len || act < 0) {
-			/* The name itself has a space in it. */
+			/* The name itself has white space in it: name the byte,
+			 * which may be a tab rather than a space. */
 			return fail(c->err,
-				    "%s:%u: invalid character ' ' in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
-				    c->path, c->lineno, show_str(s, len, buf, sizeof(buf)));
+				    "%s:%u: invalid character %s in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
+				    c->path, c->lineno, show_byte(s[nlen], bb),
+				    show_str(s, len, buf, sizeof(buf)));
 		}
 	}
 	for (i = 0; i < nlen; i++) {
@@ -227,7 +229,7 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	out->len = nlen - out->prefix;
 	if (out->len > HS_MAX_NAME_LEN)
 		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
-			    c->path, c->lineno, show_str(s, 40, buf, sizeof(buf)), out->len,
+			    c->path, c->lineno, show_str(s, nlen, buf, 45), out->len,
 			    HS_MAX_NAME_LEN);
 	memcpy(out->orig, s, nlen);
 	if (out->non_token && c->warn) {
@@ -413,14 +415,18 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 			}
 			buf = nb;
 		}
+		errno = 0;
 		n = fread(buf + len, 1, cap - len, f);
 		len += n;
 	} while (n > 0);
 	if (ferror(f)) {
-		r = -EIO;
+		int e = errno ? errno : EIO;
+
+		r = -e;
 		snprintf(err->msg, sizeof(err->msg), "cannot read header list '%s': %s", path,
-			 strerror(errno));
-		err->bad_input = 0;
+			 strerror(e));
+		/* fopen() opens a directory; only reading it fails. */
+		err->bad_input = e == EISDIR;
 		goto out;
 	}
 	r = hs_list_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", opts, out, err);

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* hdrstrip: the command table and global options. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "loader.h"
 
 struct global_opts g_opts;
 
@@ -60,9 +65,43 @@ int usage_out(const char *text, int ok)
 }
 
 static const struct cmd cmds[] = {
+	{ "attach", cmd_attach, "attach hdrstrip to an interface (XDP or TC)" },
+	{ "update", cmd_update, "replace an attached interface's header list" },
+	{ "detach", cmd_detach, "detach hdrstrip from an interface" },
+	{ "status", cmd_status, "show where hdrstrip is attached" },
+	{ "stats", cmd_stats, "show hdrstrip's counters" },
 	{ "compile", cmd_compile, "validate a header list and build its trie" },
 	{ "check", cmd_check, "look header names up in a header list" },
 };
+
+/*
+ * -n NAME: enter /run/netns/NAME for networking only. The mount namespace
+ * (and so the host's /sys/fs/bpf) stays, unlike with 'ip netns exec'.
+ */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (strchr(name, '/'))
+		snprintf(path, sizeof(path), "%s", name);
+	else
+		snprintf(path, sizeof(path), "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		pr_err("cannot open network namespace '%s' (%s): %s; see 'ip netns list'", name, path,
+		       strerror(errno));
+		return errno == ENOENT ? EXIT_USAGE : EXIT_FAIL;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		pr_err("cannot enter network namespace '%s': %s%s", name, strerror(errno),
+		       errno == EPERM ? " (run as root)" : "");
+		close(fd);
+		return EXIT_FAIL;
+	}
+	close(fd);
+	return EXIT_OK;
+}
 
 static int usage(int ok)
 {
@@ -77,7 +116,8 @@ static int usage(int ok)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
 	fprintf(f, "\n"
 		   "Options:\n"
-		   "  -v, --verbose      show libbpf's own messages\n"
+		   "  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
+		   "  -v, --verbose      show libbpf's own messages (twice: debug)\n"
 		   "  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
 		   "  -V, --version      show the version\n"
 		   "\n"
@@ -94,6 +134,16 @@ int main(int argc, char **argv)
 
 		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
 			g_opts.verbose++;
+		} else if (!strcmp(a, "-vv")) {
+			g_opts.verbose += 2;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--netns")) {
+			if (i + 1 >= argc) {
+				pr_err("%s needs a namespace name", a);
+				return EXIT_USAGE;
+			}
+			g_opts.netns = argv[++i];
+		} else if (!strncmp(a, "--netns=", 8)) {
+			g_opts.netns = a + 8;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			return usage(1);
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
@@ -109,6 +159,13 @@ int main(int argc, char **argv)
 		return usage(0);
 	if (!strcmp(argv[i], "help"))
 		return usage(1);
+	loader_setup_logging(g_opts.verbose);
+	if (g_opts.netns) {
+		int r = enter_netns(g_opts.netns);
+
+		if (r)
+			return r;
+	}
 	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
 		if (!strcmp(argv[i], cmds[c].name)) {
 			optind = 1;

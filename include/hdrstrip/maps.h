@@ -26,15 +26,29 @@ enum hs_policy {
 	HS_POLICY_MAX
 };
 
+/*
+ * One element. The program reads active_slot, on_error and ports; the rest
+ * is the loader's bookkeeping, kept here because this map is reachable from
+ * the attached program itself (program -> map ids), so every command finds
+ * it with or without pins, from any mount namespace.
+ */
 struct hs_config {
 	__u32 active_slot; /* trie slot packets use: 0 or 1 */
-	__u32 generation; /* bumped on every update */
+	__u32 generation; /* bumped on every list change */
 	__u8 on_error; /* enum hs_policy */
-	__u8 reserved[7];
+	__u8 qdisc_created; /* the loader created this device's clsact qdisc */
+	__u16 n_names; /* names in the active list */
+	__u32 ifindex; /* the interface this state belongs to */
+	__u64 netns_ino; /* ... and the inode of its network namespace */
+	__u64 updated_ns; /* wall-clock time of the last list change */
+	__u64 flipped_ns; /* CLOCK_MONOTONIC time of the last slot flip */
+	char ifname[16];
+	char list_path[256];
 	__u64 ports[HS_PORT_WORDS]; /* bitmap of inspected TCP destination ports */
 };
 
-_Static_assert(sizeof(struct hs_config) == 16 + HS_PORT_WORDS * 8, "hs_config layout");
+_Static_assert(__builtin_offsetof(struct hs_config, ports) == 312, "hs_config layout");
+_Static_assert(sizeof(struct hs_config) == 312 + HS_PORT_WORDS * 8, "hs_config size");
 
 /*
  * Counters: a per-CPU array with one element of this struct, so bpftool

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Putting a compiled list into a device's maps: the idle trie slot is
+ * written first, then one write of the config flips packets over to it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apply.h"
+#include "cli.h"
+#include "slots.h"
+
+/*
+ * A packet reads the active slot once and may still be scanning with it
+ * for a few microseconds after a flip. The next update rewrites that slot,
+ * so it waits until this long after the previous flip: far more than any
+ * program run, and short next to how often lists change.
+ */
+#define HS_FLIP_GRACE_NS (20 * 1000 * 1000ULL)
+
+static __u64 now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+int ports_parse(const char *s, __u64 *bitmap)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	int r = 0, any = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	memset(bitmap, 0, HS_PORT_WORDS * sizeof(__u64));
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *end;
+		unsigned long lo, hi;
+
+		lo = strtoul(tok, &end, 10);
+		hi = lo;
+		if (*end == '-')
+			hi = strtoul(end + 1, &end, 10);
+		if (*end || end == tok || lo < 1 || hi > 65535 || lo > hi) {
+			r = -EINVAL;
+			break;
+		}
+		for (unsigned long p = lo; p <= hi; p++)
+			bitmap[p / 64] |= 1ULL << (p % 64);
+		any = 1;
+	}
+	free(copy);
+	return r ? r : any ? 0 : -EINVAL;
+}
+
+void ports_format(const __u64 *bitmap, char *buf, size_t size)
+{
+	size_t o = 0;
+	int p = 1;
+
+	buf[0] = 0;
+	while (p < 65536 && o + 16 < size) {
+		int q;
+
+		if (!(bitmap[p / 64] >> (p % 64) & 1)) {
+			p++;
+			continue;
+		}
+		for (q = p; q + 1 < 65536 && (bitmap[(q + 1) / 64] >> ((q + 1) % 64) & 1); q++)
+			;
+		o += snprintf(buf + o, size - o, "%s%d", o ? "," : "", p);
+		if (q > p)
+			o += snprintf(buf + o, size - o, "-%d", q);
+		p = q + 1;
+	}
+}
+
+int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
+	       const struct apply_opts *o)
+{
+	unsigned char fresh[HS_MAX_HIT_SLOTS];
+	struct hs_trie *old = NULL;
+	struct hs_config cfg;
+	__u32 idle;
+	__u64 now;
+	int r;
+
+	r = config_read(m, &cfg);
+	if (r)
+		return r;
+	if (!o->first) {
+		old = malloc(sizeof(*old));
+		if (!old)
+			return -ENOMEM;
+		if (trie_read_slot(m, cfg.active_slot & 1, old)) {
+			free(old);
+			old = NULL;
+		}
+	}
+	r = hs_assign_slots(old, t, fresh);
+	free(old);
+	if (r)
+		return r;
+	for (__u32 s = 0; s < HS_MAX_HIT_SLOTS; s++)
+		if (fresh[s] && (r = hits_reset(m, s)))
+			return r;
+
+	idle = o->first ? 0 : !(cfg.active_slot & 1);
+	now = now_ns(CLOCK_MONOTONIC);
+	if (!o->first && cfg.flipped_ns && now < cfg.flipped_ns + HS_FLIP_GRACE_NS) {
+		__u64 wait = cfg.flipped_ns + HS_FLIP_GRACE_NS - now;
+		struct timespec ts = { .tv_sec = wait / 1000000000ULL,
+				       .tv_nsec = wait % 1000000000ULL };
+
+		nanosleep(&ts, NULL);
+	}
+	t->generation = cfg.generation + 1;
+	r = trie_write_slot(m, idle, t);
+	if (r)
+		return r;
+
+	if (o->first)
+		memset(&cfg, 0, sizeof(cfg));
+	cfg.active_slot = idle;
+	cfg.generation++;
+	cfg.n_names = t->n_rules;
+	cfg.ifindex = d->ifindex;
+	cfg.netns_ino = d->netns_ino;
+	snprintf(cfg.ifname, sizeof(cfg.ifname), "%s", d->name);
+	if (o->list_path) {
+		char *abs = realpath(o->list_path, NULL);
+
+		snprintf(cfg.list_path, sizeof(cfg.list_path), "%s", abs ? abs : o->list_path);
+		free(abs);
+	}
+	cfg.updated_ns = now_ns(CLOCK_REALTIME);
+	cfg.flipped_ns = now_ns(CLOCK_MONOTONIC);
+	if (o->ports)
+		memcpy(cfg.ports, o->ports, sizeof(cfg.ports));
+	if (o->on_error >= 0)
+		cfg.on_error = o->on_error;
+	if (o->qdisc_created >= 0)
+		cfg.qdisc_created = o->qdisc_created;
+	/* The flip: one map write. */
+	return config_write(m, &cfg);
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+#ifndef HDRSTRIP_APPLY_H
+#define HDRSTRIP_APPLY_H
+
+#include "loader.h"
+
+struct apply_opts {
+	int first; /* fresh maps: slot 0, counters from zero */
+	const char *list_path;
+	const __u64 *ports; /* NULL: keep */
+	int on_error; /* enum hs_policy, -1: keep */
+	int qdisc_created; /* -1: keep */
+};
+
+/* Write @t into the idle slot of @m and flip the config to it. Per-header
+ * counter slots follow names across updates (see slots.h). */
+int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
+	       const struct apply_opts *o);
+
+/* "80,8080,9000-9010" -> bitmap of HS_PORT_WORDS words; -EINVAL if bad. */
+int ports_parse(const char *s, __u64 *bitmap);
+void ports_format(const __u64 *bitmap, char *buf, size_t size);
+
+#endif /* HDRSTRIP_APPLY_H */

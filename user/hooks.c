@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Loading the object with a device's pinned maps, attaching and detaching
+ * hooks (XDP through libxdp, TC through libbpf's clsact API), and reading and
+ * writing the maps' contents.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
+
+#include "cli.h"
+#include "hdrstrip.skel.h"
+#include "loader.h"
+
+/* Open the skeleton with every shared map bound to its pin under
+ * @d->pin_dir, and only program @keep (NULL: none) set to load. */
+static struct hdrstrip *open_with_pins(const struct dev *d, struct bpf_program **keep_out,
+				       int hook)
+{
+	char path[PATH_MAX + 32];
+	struct hdrstrip *skel = hdrstrip__open();
+	struct bpf_map *maps[4];
+	int r = 0;
+
+	if (!skel)
+		return NULL;
+	maps[0] = skel->maps.trie;
+	maps[1] = skel->maps.config;
+	maps[2] = skel->maps.counters;
+	maps[3] = skel->maps.header_hits;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(maps) && !r; i++) {
+		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, bpf_map__name(maps[i]));
+		r = bpf_map__set_pin_path(maps[i], path);
+	}
+	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HOOK_XDP);
+	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
+				  hook == HOOK_TC_INGRESS || hook == HOOK_TC_EGRESS);
+	if (keep_out)
+		*keep_out = hook == HOOK_XDP ? skel->progs.hdrstrip_xdp : skel->progs.hdrstrip_tc;
+	if (r) {
+		hdrstrip__destroy(skel);
+		errno = -r;
+		return NULL;
+	}
+	return skel;
+}
+
+int maps_create_pinned(const struct dev *d)
+{
+	struct hdrstrip *skel = open_with_pins(d, NULL, -1);
+	int r;
+
+	if (!skel)
+		return -errno;
+	r = hdrstrip__load(skel);
+	hdrstrip__destroy(skel);
+	return r;
+}
+
+static int xdp_attach(const struct dev *d, struct hdrstrip *skel, int mode, int *mode_used,
+		      int *legacy)
+{
+	struct xdp_program *prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
+	struct xdp_multiprog *mp;
+	long err = libxdp_get_error(prog);
+	int r;
+
+	if (err)
+		return (int)err;
+	r = xdp_program__attach(prog, d->ifindex, mode, 0);
+	if (r == -EOPNOTSUPP && mode == XDP_MODE_NATIVE) {
+		pr_warn("the driver of '%s' has no native XDP support; attaching in skb "
+			"(generic) mode, which runs later and costs more",
+			d->name);
+		mode = XDP_MODE_SKB;
+		r = xdp_program__attach(prog, d->ifindex, mode, 0);
+	}
+	if (!r) {
+		*mode_used = mode;
+		mp = xdp_multiprog__get_from_ifindex(d->ifindex);
+		*legacy = !libxdp_get_error(mp) && mp && xdp_multiprog__is_legacy(mp);
+		if (!libxdp_get_error(mp))
+			xdp_multiprog__close(mp);
+	}
+	xdp_program__close(prog);
+	return r;
+}
+
+static int tc_hook_for(const struct dev *d, int hook, struct bpf_tc_hook *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->sz = sizeof(*h);
+	h->ifindex = d->ifindex;
+	h->attach_point = hook == HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
+	return 0;
+}
+
+static int tc_attach(const struct dev *d, int hook, struct bpf_program *prog, int *qdisc_created)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE, .priority = HS_TC_PRIO,
+			    .prog_fd = bpf_program__fd(prog));
+	struct bpf_tc_hook h;
+	int r;
+
+	tc_hook_for(d, hook, &h);
+	r = bpf_tc_hook_create(&h);
+	if (r && r != -EEXIST)
+		return r;
+	*qdisc_created = !r;
+	r = bpf_tc_attach(&h, &o);
+	if (r && *qdisc_created) {
+		h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		bpf_tc_hook_destroy(&h);
+		*qdisc_created = 0;
+	}
+	return r;
+}
+
+int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used, int *legacy,
+		int *qdisc_created)
+{
+	struct bpf_program *prog;
+	struct hdrstrip *skel = open_with_pins(d, &prog, o->hook);
+	int r;
+
+	*legacy = 0;
+	*qdisc_created = 0;
+	*mode_used = 0;
+	if (!skel)
+		return -errno;
+	if (o->hook == HOOK_XDP) {
+		r = xdp_attach(d, skel, o->xdp_mode, mode_used, legacy);
+	} else {
+		r = hdrstrip__load(skel);
+		if (!r)
+			r = tc_attach(d, o->hook, prog, qdisc_created);
+	}
+	/* The attachment holds the program and its maps; our references go. */
+	hdrstrip__destroy(skel);
+	return r;
+}
+
+int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
+{
+	if (hook == HOOK_XDP) {
+		struct xdp_multiprog *mp;
+		struct xdp_program *prog;
+		int r;
+
+		if (st->xdp_legacy) {
+			mp = xdp_multiprog__get_from_ifindex(d->ifindex);
+			if (libxdp_get_error(mp) || !mp)
+				return mp ? (int)libxdp_get_error(mp) : -ENOENT;
+			r = xdp_multiprog__detach(mp);
+			xdp_multiprog__close(mp);
+			return r;
+		}
+		prog = xdp_program__from_id(st->prog_id[HOOK_XDP]);
+		if (libxdp_get_error(prog))
+			return (int)libxdp_get_error(prog);
+		r = xdp_program__detach(prog, d->ifindex, st->xdp_mode, 0);
+		xdp_program__close(prog);
+		return r;
+	} else {
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE,
+				    .priority = HS_TC_PRIO);
+		struct bpf_tc_hook h;
+
+		tc_hook_for(d, hook, &h);
+		return bpf_tc_detach(&h, &o);
+	}
+}
+
+/* Count the filters left on the clsact qdisc of @ifindex (both directions). */
+static int tc_count_filters(int ifindex, int *count)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req;
+	char buf[16384];
+	int fd, r = 0, done = 0;
+
+	*count = 0;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	for (int dir = 0; dir < 2 && !r; dir++) {
+		memset(&req, 0, sizeof(req));
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
+		req.nh.nlmsg_type = RTM_GETTFILTER;
+		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.nh.nlmsg_seq = dir + 1;
+		req.tc.tcm_family = AF_UNSPEC;
+		req.tc.tcm_ifindex = ifindex;
+		req.tc.tcm_parent = TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
+		if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+			r = -errno;
+			break;
+		}
+		done = 0;
+		while (!done && !r) {
+			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+			struct nlmsghdr *nh;
+
+			if (n < 0) {
+				r = -errno;
+				break;
+			}
+			for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+			     nh = NLMSG_NEXT(nh, n)) {
+				if (nh->nlmsg_type == NLMSG_DONE) {
+					done = 1;
+					break;
+				}
+				if (nh->nlmsg_type == NLMSG_ERROR) {
+					struct nlmsgerr *e = NLMSG_DATA(nh);
+
+					r = e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
+					done = 1;
+					break;
+				}
+				if (nh->nlmsg_type == RTM_NEWTFILTER &&
+				    ((struct tcmsg *)NLMSG_DATA(nh))->tcm_handle)
+					(*count)++;
+			}
+		}
+	}
+	close(fd);
+	return r;
+}
+
+int tc_qdisc_release(const struct dev *d)
+{
+	struct bpf_tc_hook h;
+	int n, r;
+
+	r = tc_count_filters(d->ifindex, &n);
+	if (r)
+		return r;
+	if (n)
+		return 0; /* someone else's filters: keep the qdisc */
+	tc_hook_for(d, HOOK_TC_INGRESS, &h);
+	h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+	r = bpf_tc_hook_destroy(&h);
+	return r == -ENOENT ? 0 : r;
+}
+
+int config_read(const struct dev_maps *m, struct hs_config *c)
+{
+	__u32 key = 0;
+
+	return bpf_map_lookup_elem(m->config, &key, c) ? -errno : 0;
+}
+
+int config_write(const struct dev_maps *m, const struct hs_config *c)
+{
+	__u32 key = 0;
+
+	return bpf_map_update_elem(m->config, &key, c, BPF_ANY) ? -errno : 0;
+}
+
+int trie_read_slot(const struct dev_maps *m, __u32 slot, struct hs_trie *t)
+{
+	return bpf_map_lookup_elem(m->trie, &slot, t) ? -errno : 0;
+}
+
+int trie_write_slot(const struct dev_maps *m, __u32 slot, const struct hs_trie *t)
+{
+	return bpf_map_update_elem(m->trie, &slot, t, BPF_ANY) ? -errno : 0;
+}
+
+int counters_read(const struct dev_maps *m, struct hs_counters *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct hs_counters *v;
+	__u32 key = 0;
+	int r = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(m->counters, &key, v)) {
+		r = -errno;
+	} else {
+		for (int c = 0; c < ncpu; c++)
+			for (size_t f = 0; f < HS_N_COUNTERS; f++)
+				((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
+	}
+	free(v);
+	return r;
+}
+
+int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v;
+	int r = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*sum = 0;
+	if (bpf_map_lookup_elem(m->header_hits, &slot, v))
+		r = -errno;
+	else
+		for (int c = 0; c < ncpu; c++)
+			*sum += v[c];
+	free(v);
+	return r;
+}
+
+int hits_reset(const struct dev_maps *m, __u32 slot)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u64 *v;
+	int r = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_update_elem(m->header_hits, &slot, v, BPF_ANY))
+		r = -errno;
+	free(v);
+	return r;
+}
