@@ -1,0 +1,429 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# shellcheck shell=bash
+#
+# Helpers shared by the end-to-end tests. A test sources this file, calls
+# topo_setup to get a client and a server namespace joined by a veth pair,
+# starts the origin servers it needs, and uses step/assert_* to check every
+# stage. Everything it made (servers, hdrstrip attachments and pins,
+# namespaces, temporary files) is removed by a trap, even when it fails.
+#
+# Exit codes of a test: 0 pass, 1 fail, 77 skipped (with the reason printed).
+
+set -euo pipefail
+
+E2E_SKIP=77
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$E2E_DIR/../.." && pwd)
+HDRSTRIP=${HDRSTRIP:-$REPO_ROOT/build/hdrstrip}
+BPFFS_ROOT=/sys/fs/bpf/hdrstrip
+E2E_NAME=$(basename "$0" .sh)
+
+# The topology's fixed addresses: each test has its own namespaces, so
+# the same addresses never meet.
+C4=10.199.0.1
+S4=10.199.0.2
+C6=fd00:199::1
+S6=fd00:199::2
+
+# Ports of the origin servers (all inspected by the tests' --ports).
+PORT_NODE=80
+PORT_NGINX=8080
+PORT_PYTHON=8081
+PORT_BACKEND=9000 # nginx's upstream, on the server namespace's loopback
+HS_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
+
+CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
+E2E_PIDS=()
+E2E_ATTACHED=() # "NS DEV" pairs hdrstrip may have state on
+
+log() { printf '[%s] %s\n' "$E2E_NAME" "$*"; }
+
+fail() {
+	printf '[%s] FAIL: %s\n' "$E2E_NAME" "$*" >&2
+	exit 1
+}
+
+skip() {
+	printf '[%s] SKIP: %s\n' "$E2E_NAME" "$*"
+	exit "$E2E_SKIP"
+}
+
+# step DESCRIPTION CMD...: run CMD; on failure show its output and fail.
+step() {
+	local what=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | sed 's/^/    | /' >&2
+		fail "$what (exit $rc: $*)"
+	fi
+	[ -n "${E2E_VERBOSE:-}" ] && printf '%s\n' "$out" | sed 's/^/    | /'
+	log "ok: $what"
+}
+
+# to_file FILE CMD...: run CMD with its standard output in FILE (for step).
+to_file() {
+	local f=$1
+	shift
+	"$@" >"$f"
+}
+
+# expect_exit CODE DESCRIPTION CMD...: run CMD, which must exit with CODE;
+# its combined output is left in $EXPECT_OUT.
+EXPECT_OUT=
+expect_exit() {
+	local want=$1 what=$2 rc=0
+	shift 2
+	EXPECT_OUT=$("$@" 2>&1) || rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		printf '%s\n' "$EXPECT_OUT" | sed 's/^/    | /' >&2
+		fail "$what: exit $rc, expected $want ($*)"
+	fi
+	log "ok: $what (exit $rc)"
+}
+
+assert_eq() { # ACTUAL EXPECTED WHAT
+	[ "$1" == "$2" ] || fail "$3: got '$1', expected '$2'"
+	log "ok: $3 = $2"
+}
+
+assert_ge() { # ACTUAL MIN WHAT
+	[ "$1" -ge "$2" ] || fail "$3: got $1, expected at least $2"
+	log "ok: $3 = $1 (>= $2)"
+}
+
+assert_match() { # TEXT REGEX WHAT  (grep -E, case-insensitive)
+	printf '%s\n' "$1" | grep -qiE -- "$2" ||
+		fail "$3: output does not match /$2/: $(printf '%s' "$1" | head -c 600)"
+	log "ok: $3"
+}
+
+assert_no_match() { # TEXT REGEX WHAT
+	if printf '%s\n' "$1" | grep -qiE -- "$2"; then
+		fail "$3: output matches /$2/: $(printf '%s' "$1" | head -c 600)"
+	fi
+	log "ok: $3"
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
+}
+
+require_tools() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || skip "'$t' is not installed (scripts/install-deps.sh installs it)"
+	done
+}
+
+# Skip, with the reason, when the CLI does not have COMMAND yet.
+require_cli() {
+	[ -x "$HDRSTRIP" ] || skip "$HDRSTRIP is not built (run make)"
+	local c
+	for c in "$@"; do
+		"$HDRSTRIP" --help 2>/dev/null | grep -qE "^  $c " ||
+			skip "hdrstrip has no '$c' command yet"
+	done
+}
+
+in_c() { ip netns exec "$CNS" "$@"; }
+in_s() { ip netns exec "$SNS" "$@"; }
+
+# The CLI runs through nsenter, not 'ip netns exec': the latter mounts a
+# fresh sysfs without the host's bpffs, and the pins would vanish with it.
+hs_in() { # NS ARGS...
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" "$HDRSTRIP" "$@"
+}
+hs_c() { hs_in "$CNS" "$@"; }
+hs_s() { hs_in "$SNS" "$@"; }
+
+# Remember that hdrstrip may hold state for DEV in NS, for the cleanup.
+note_attached() { E2E_ATTACHED+=("$1 $2"); }
+
+cleanup() {
+	local rc=$? p nsdev ns dev
+	set +e
+	trap - EXIT INT TERM
+	for p in "${E2E_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+	done
+	for nsdev in "${E2E_ATTACHED[@]}"; do
+		read -r ns dev <<<"$nsdev"
+		if [ -e "/run/netns/$ns" ] && [ -x "$HDRSTRIP" ]; then
+			hs_in "$ns" detach "$dev" >/dev/null 2>&1
+		fi
+		rm -rf "${BPFFS_ROOT:?}/$dev"
+	done
+	for ns in "$CNS" "$SNS"; do
+		[ -n "$ns" ] && [ -e "/run/netns/$ns" ] || continue
+		# Anything still running in our own namespaces is ours.
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+	done
+	for p in "${E2E_PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$p" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$p" 2>/dev/null
+	done
+	for ns in "$CNS" "$SNS"; do
+		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
+	done
+	# Pins of our devices only; the directory itself when nobody else uses it.
+	for dev in "$CDEV" "$SDEV"; do
+		[ -n "$dev" ] && rm -rf "${BPFFS_ROOT:?}/$dev"
+	done
+	rmdir "$BPFFS_ROOT" 2>/dev/null
+	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne "$E2E_SKIP" ]; then
+			for f in "$WORK"/*.log; do
+				[ -s "$f" ] || continue
+				printf '    --- %s (last lines) ---\n' "$(basename "$f")" >&2
+				tail -n 15 "$f" | sed 's/^/    | /' >&2
+			done
+		fi
+		if [ -n "${E2E_KEEP:-}" ]; then
+			log "kept $WORK"
+		else
+			rm -rf "$WORK"
+		fi
+	fi
+	exit "$rc"
+}
+
+# Make the work directory and the trap; every test calls this first.
+e2e_init() {
+	require_root
+	require_tools ip tc ethtool nsenter python3 bpftool ss
+	# The interpreter itself, not a version manager's shim: it is run
+	# hundreds of times.
+	PYTHON=$(python3 -c 'import sys; print(sys.executable)') || fail "python3 does not run"
+	WORK=$(mktemp -d "/tmp/hdrstrip-e2e-$E2E_NAME.XXXXXX")
+	chmod 755 "$WORK"
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
+# Checksum offload (and the segmentation offloads that depend on it) off
+# or back to the veth defaults, on both ends.
+set_offload() { # on|off
+	local mode=$1
+	if [ "$mode" = off ]; then
+		in_c ethtool -K "$CDEV" tx off rx off tso off gso off gro off >/dev/null 2>&1 ||
+			fail "ethtool -K $CDEV tx off rx off"
+		in_s ethtool -K "$SDEV" tx off rx off tso off gso off gro off >/dev/null 2>&1 ||
+			fail "ethtool -K $SDEV tx off rx off"
+	else
+		in_c ethtool -K "$CDEV" tx on rx on tso on gso on >/dev/null 2>&1 ||
+			fail "ethtool -K $CDEV tx on rx on"
+		in_s ethtool -K "$SDEV" tx on rx on tso on gso on >/dev/null 2>&1 ||
+			fail "ethtool -K $SDEV tx on rx on"
+	fi
+	log "ok: checksum offload $mode on $CDEV and $SDEV"
+}
+
+wait_dad() { # NS DEV
+	local i
+	for i in $(seq 1 100); do
+		if [ -z "$(ip -n "$1" -6 addr show dev "$2" tentative)" ]; then
+			return 0
+		fi
+		sleep 0.05
+	done
+	ip -n "$1" -6 addr show dev "$2" >&2
+	fail "IPv6 DAD did not finish on $2 in $1"
+}
+
+# topo_setup [off]: client namespace CNS (CDEV: C4, C6) and server
+# namespace SNS (SDEV: S4, S6) joined by one veth pair; with 'off',
+# checksum offload is switched off on both ends.
+topo_setup() {
+	local id=$$
+	CNS=hse2e-c-$id
+	SNS=hse2e-s-$id
+	CDEV=hsc$id
+	SDEV=hss$id
+	[ -e "/run/netns/$CNS" ] && fail "namespace $CNS already exists"
+	[ -e "/run/netns/$SNS" ] && fail "namespace $SNS already exists"
+	step "create namespaces $CNS and $SNS" ip netns add "$CNS"
+	step "create namespace $SNS" ip netns add "$SNS"
+	step "create veth $CDEV <-> $SDEV" \
+		ip -n "$CNS" link add "$CDEV" type veth peer name "$SDEV" netns "$SNS"
+	step "client addresses" ip -n "$CNS" addr add "$C4/24" dev "$CDEV"
+	step "client IPv6 address" ip -n "$CNS" -6 addr add "$C6/64" dev "$CDEV"
+	step "server addresses" ip -n "$SNS" addr add "$S4/24" dev "$SDEV"
+	step "server IPv6 address" ip -n "$SNS" -6 addr add "$S6/64" dev "$SDEV"
+	step "links up" ip -n "$CNS" link set "$CDEV" up
+	step "server link up" ip -n "$SNS" link set "$SDEV" up
+	step "client loopback up" ip -n "$CNS" link set lo up
+	step "server loopback up" ip -n "$SNS" link set lo up
+	[ "${1:-on}" = off ] && set_offload off
+	wait_dad "$CNS" "$CDEV"
+	wait_dad "$SNS" "$SDEV"
+}
+
+# Let one segment carry a whole large request: a big initial congestion
+# window at the client and a big initial receive window at the server.
+topo_big_windows() {
+	step "client initcwnd" ip -n "$CNS" route change 10.199.0.0/24 dev "$CDEV" initcwnd 64
+	step "client IPv6 initcwnd" ip -n "$CNS" -6 route change fd00:199::/64 dev "$CDEV" initcwnd 64
+	step "server initrwnd" ip -n "$SNS" route change 10.199.0.0/24 dev "$SDEV" initrwnd 64
+	step "server IPv6 initrwnd" ip -n "$SNS" -6 route change fd00:199::/64 dev "$SDEV" initrwnd 64
+}
+
+wait_listen() { # NS PORT WHAT PID
+	local i
+	for i in $(seq 1 100); do
+		if [ -n "$(ip netns exec "$1" ss -Hltn "sport = :$2")" ]; then
+			return 0
+		fi
+		kill -0 "$4" 2>/dev/null || fail "$3 exited before listening on :$2"
+		sleep 0.05
+	done
+	fail "$3 is not listening on :$2 in $1"
+}
+
+# Origin servers in SNS; each writes its reports to $WORK/<name>.log.
+start_node() {
+	require_tools node
+	ip netns exec "$SNS" node --max-http-header-size=131072 \
+		"$E2E_DIR/servers/origin.js" "$PORT_NODE" "$WORK/node.log" \
+		>"$WORK/node.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NODE" node $!
+	log "ok: node origin on :$PORT_NODE"
+}
+
+start_python() {
+	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http \
+		--port "$PORT_PYTHON" --log "$WORK/python.log" >"$WORK/python.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_PYTHON" python $!
+	log "ok: python http.server origin on :$PORT_PYTHON"
+}
+
+# nginx's temp-path directives, for the modules this build has.
+nginx_temp_paths() {
+	local m v
+	v=$(nginx -V 2>&1)
+	printf '\tclient_body_temp_path %s/nginx/body;\n\tproxy_temp_path %s/nginx/proxy;\n' "$WORK" "$WORK"
+	for m in fastcgi uwsgi scgi; do
+		case $v in
+		*"--without-http_${m}_module"*) ;;
+		*) printf '\t%s_temp_path %s/nginx/%s;\n' "$m" "$WORK" "$m" ;;
+		esac
+	done
+}
+
+start_nginx() {
+	require_tools nginx
+	mkdir -p "$WORK/nginx"
+	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode raw \
+		--port "$PORT_BACKEND" --bind 127.0.0.1 --server-name nginx \
+		--log "$WORK/nginx.log" >"$WORK/backend.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_BACKEND" "nginx's backend" $!
+	cat >"$WORK/nginx/nginx.conf" <<EOF
+daemon off;
+master_process on;
+worker_processes 1;
+user root root;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx-error.log info;
+events { worker_connections 256; }
+http {
+	access_log off;
+$(nginx_temp_paths)
+	large_client_header_buffers 4 128k;
+	client_header_buffer_size 4k;
+	proxy_buffer_size 128k;
+	proxy_buffers 4 128k;
+	proxy_busy_buffers_size 128k;
+	server {
+		listen $PORT_NGINX;
+		listen [::]:$PORT_NGINX;
+		location / {
+			proxy_pass http://127.0.0.1:$PORT_BACKEND;
+			proxy_set_header Host \$http_host;
+		}
+	}
+}
+EOF
+	ip netns exec "$SNS" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
+		-c "$WORK/nginx/nginx.conf" >"$WORK/nginx.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NGINX" nginx $!
+	log "ok: nginx on :$PORT_NGINX, proxying to the backend on 127.0.0.1:$PORT_BACKEND"
+}
+
+start_servers() {
+	start_node
+	start_nginx
+	start_python
+}
+
+# Targets: "name port" of every origin server.
+SERVERS=("node $PORT_NODE" "nginx $PORT_NGINX" "python $PORT_PYTHON")
+
+# The raw client, run in the client namespace.
+client() { in_c "$PYTHON" "$E2E_DIR/client.py" "$@"; }
+
+# check_report ARGS...: compare what a server reported with what was sent.
+check_report() { "$PYTHON" "$E2E_DIR/check_report.py" "$@"; }
+
+# Address for family 4|6.
+saddr() { if [ "$1" = 6 ]; then echo "$S6"; else echo "$S4"; fi; }
+url_host() { if [ "$1" = 6 ]; then echo "[$S6]"; else echo "$S4"; fi; }
+
+# hdrstrip's counters for DEV as "key value" lines, from 'stats --json'.
+hs_stats() { # NS DEV [extra args]
+	local ns=$1 dev=$2 out
+	shift 2
+	out=$(hs_in "$ns" stats "$dev" --json "$@") || fail "hdrstrip stats $dev --json failed: $out"
+	printf '%s\n' "$out" >"$WORK/stats.json"
+	"$PYTHON" "$E2E_DIR/json_counters.py" stats "$dev" <"$WORK/stats.json" ||
+		fail "cannot read 'hdrstrip stats --json': $(head -c 400 "$WORK/stats.json")"
+}
+
+# The same counters summed over CPUs from bpftool's dump of the pinned map.
+bpftool_counters() { # DEV
+	bpftool -j map dump pinned "$BPFFS_ROOT/$1/counters" >"$WORK/bpftool.json" ||
+		fail "bpftool map dump pinned $BPFFS_ROOT/$1/counters failed"
+	"$PYTHON" "$E2E_DIR/json_counters.py" bpftool <"$WORK/bpftool.json" ||
+		fail "cannot read bpftool's dump: $(head -c 400 "$WORK/bpftool.json")"
+}
+
+counter() { # KEY <<<"key value lines"
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "missing" }'
+}
+
+# assert_clean NS DEV: no XDP program, no clsact qdisc, no BPF program on
+# DEV and no pins of DEV.
+assert_clean() {
+	local ns=$1 dev=$2 out
+	out=$(ip -n "$ns" link show dev "$dev")
+	assert_no_match "$out" 'xdp|prog/' "no XDP program on $dev (ip link)"
+	out=$(ip netns exec "$ns" tc qdisc show dev "$dev")
+	assert_no_match "$out" 'clsact|ingress' "no clsact qdisc on $dev (tc qdisc show)"
+	out=$(nsenter --net="/run/netns/$ns" bpftool net show dev "$dev")
+	assert_no_match "$out" 'hdrstrip|id [0-9]+' "no BPF program on $dev (bpftool net)"
+	[ ! -e "$BPFFS_ROOT/$dev" ] || fail "pins left in $BPFFS_ROOT/$dev: $(ls "$BPFFS_ROOT/$dev")"
+	log "ok: no pins in $BPFFS_ROOT/$dev"
+}
+
+# Header lists used by several tests.
+write_main_list() { # FILE
+	cat >"$1" <<'EOF'
+# e2e: internal headers, one prefix rule, one drop rule
+x-internal-auth
+x-internal-trace mask
+X-Internal-Tenant
+x-edge-secret-*
+x-kill-switch drop
+EOF
+}

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Run every end-to-end test (tests/e2e/test_*.sh, or the ones named on the
+# command line); print PASS, FAIL or SKIP for each and a summary. Exit status
+# 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it.
+set -uo pipefail
+
+dir=$(cd "$(dirname "$0")" && pwd)
+SKIP=77
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=("$dir"/test_*.sh)
+fi
+
+pass=0 failed=() skipped=()
+start=$(date +%s)
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	t0=$(date +%s)
+	bash "$t"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+	case $rc in
+	0)
+		pass=$((pass + 1))
+		printf '%-4s %s (%ds)\n' PASS "$name" "$secs"
+		;;
+	"$SKIP")
+		skipped+=("$name")
+		printf '%-4s %s\n' SKIP "$name"
+		;;
+	*)
+		failed+=("$name")
+		printf '%-4s %s (exit %d, %ds)\n' FAIL "$name" "$rc" "$secs"
+		;;
+	esac
+done
+
+printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}" \
+	"${#skipped[@]}" "$(($(date +%s) - start))"
+[ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
+[ ${#skipped[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped[*]}"
+left=$(ip netns list 2>/dev/null | grep -c '^hse2e-' || true)
+if [ "$left" -ne 0 ]; then
+	printf 'e2e: %d test namespaces were left behind\n' "$left"
+	exit 1
+fi
+[ ${#failed[@]} -eq 0 ]

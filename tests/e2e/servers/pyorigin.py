@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Origin servers for the end-to-end tests, in Python.
+
+--mode http: Python's http.server (BaseHTTPRequestHandler). The handler's
+    input is recorded line by line as http.client's header parser reads it,
+    so the report shows the raw field lines that ended up in self.headers,
+    in order.
+--mode raw: a plain socket server that reads a request's bytes up to the
+    empty line and reports every line as received. It stands behind nginx
+    (proxy_pass), so its report shows what nginx accepted and forwarded.
+
+Every report (format in servers/origin.js) is sent as the response body and
+appended to the --log file.
+"""
+import argparse
+import http.server
+import socket
+import socketserver
+import sys
+import threading
+
+LOG_LOCK = threading.Lock()
+
+
+def esc(raw: bytes) -> str:
+    out = []
+    for b in raw:
+        if b == 0x5C:
+            out.append("\\\\")
+        elif b < 0x20 or b > 0x7E:
+            out.append("\\x%02x" % b)
+        else:
+            out.append(chr(b))
+    return "".join(out)
+
+
+def strip_eol(line: bytes) -> bytes:
+    if line.endswith(b"\r\n"):
+        return line[:-2]
+    if line.endswith(b"\n") or line.endswith(b"\r"):
+        return line[:-1]
+    return line
+
+
+def make_report(server, request_line, header_lines, body_bytes):
+    lines = ["server: " + server, "request: " + esc(strip_eol(request_line))]
+    lines += ["header: " + esc(strip_eol(h)) for h in header_lines]
+    lines += ["body-bytes: %d" % body_bytes, "end", ""]
+    return "\n".join(lines).encode("ascii")
+
+
+def write_log(path, report):
+    with LOG_LOCK, open(path, "ab") as f:
+        f.write(report)
+
+
+class Recorder:
+    """Wraps the handler's rfile and keeps every line read from it."""
+
+    def __init__(self, f):
+        self.f = f
+        self.lines = []
+
+    def readline(self, *args):
+        line = self.f.readline(*args)
+        self.lines.append(line)
+        return line
+
+    def __getattr__(self, name):
+        return getattr(self.f, name)
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_name_tag = "python"
+    log_path = "/dev/null"
+
+    def setup(self):
+        super().setup()
+        self.rfile = Recorder(self.rfile)
+
+    def handle_one_request(self):
+        self.rfile.lines = []
+        super().handle_one_request()
+
+    def respond(self):
+        n = int(self.headers.get("Content-Length", "0") or "0")
+        body = self.rfile.read(n) if n > 0 else b""
+        rec = self.rfile.lines
+        # rec[0] is the request line, then the field lines up to the empty
+        # line that ended them (as http.client read them).
+        fields = [l for l in rec[1:] if l not in (b"\r\n", b"\n", b"")]
+        report = make_report(self.server_name_tag, rec[0], fields, len(body))
+        write_log(self.log_path, report)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(report)))
+        self.end_headers()
+        self.wfile.write(report)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_OPTIONS = respond
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("python origin: " + (fmt % args) + "\n")
+
+
+class DualStackHTTPServer(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+    daemon_threads = True
+
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+
+class RawHandler(socketserver.BaseRequestHandler):
+    server_name_tag = "nginx"
+    log_path = "/dev/null"
+
+    def handle(self):
+        sock = self.request
+        sock.settimeout(10)
+        buf = b""
+        while b"\r\n\r\n" not in buf and b"\n\n" not in buf:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return
+            buf += chunk
+        end = buf.find(b"\r\n\r\n")
+        sep = 4
+        if end < 0:
+            end, sep = buf.find(b"\n\n"), 2
+        head, rest = buf[:end], buf[end + sep:]
+        lines = head.split(b"\n")
+        lines = [l[:-1] if l.endswith(b"\r") else l for l in lines]
+        length = 0
+        for l in lines[1:]:
+            name, _, value = l.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip() or b"0")
+        while len(rest) < length:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            rest += chunk
+        report = make_report(self.server_name_tag, lines[0], lines[1:], len(rest))
+        write_log(self.log_path, report)
+        sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+                     b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(report) + report)
+
+
+class RawServer(socketserver.ThreadingTCPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--mode", choices=("http", "raw"), required=True)
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--bind", default="::")
+    ap.add_argument("--log", default="/dev/null")
+    ap.add_argument("--server-name", default=None)
+    a = ap.parse_args()
+    if a.mode == "http":
+        Handler.log_path = a.log
+        Handler.server_name_tag = a.server_name or "python"
+        srv = DualStackHTTPServer((a.bind, a.port), Handler)
+    else:
+        RawHandler.log_path = a.log
+        RawHandler.server_name_tag = a.server_name or "raw"
+        srv = RawServer((a.bind, a.port), RawHandler)
+    print("python origin (%s) listening on %s:%d" % (a.mode, a.bind, a.port), flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()
