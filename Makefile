@@ -44,7 +44,7 @@ SKEL := $(OUTPUT)/hdrstrip.skel.h
 CORPUS ?= $(abspath ../shared/corpus)
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format
+.PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format install uninstall
 
 all: $(OUTPUT)/hdrstrip $(BPF_OBJ)
 
@@ -80,6 +80,7 @@ include tests/unit/unit.mk
 include tests/pkt/pkt.mk
 include tests/e2e/e2e.mk
 include bench/bench.mk
+include packaging/packaging.mk
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -1,0 +1,3 @@
+# Installation, man page, completion, systemd unit, libhdrstrip.
+install:
+uninstall:
