@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--maxseg", type=int, default=0)
     ap.add_argument("--sndbuf", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=3.0)
+    ap.add_argument("--print-offset", metavar="BYTES",
+                    help="print where BYTES start in the request and exit")
     ap.add_argument("--body-only", action="store_true", help="print only the response body")
     a = ap.parse_args()
 
@@ -99,6 +101,13 @@ def main():
         if a.no_host:
             a.host = None
         req = build_request(a)
+    if a.print_offset:
+        off = req.find(a.print_offset.encode("latin-1"))
+        if off < 0:
+            print("client: %r is not in the request" % a.print_offset, file=sys.stderr)
+            return 2
+        print(off)
+        return 0
     if a.save:
         with open(a.save, "wb") as f:
             f.write(req)

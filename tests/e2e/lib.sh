@@ -340,6 +340,7 @@ http {
 	access_log off;
 $(nginx_temp_paths)
 	large_client_header_buffers 4 128k;
+	underscores_in_headers on;
 	client_header_buffer_size 4k;
 	proxy_buffer_size 128k;
 	proxy_buffers 4 128k;

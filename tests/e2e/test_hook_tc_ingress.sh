@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# The loader end to end at hook tc-ingress (see hook_suite.sh).
+HOOK=tc-ingress
+. "$(dirname "$0")/hook_suite.sh"
