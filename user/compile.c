@@ -22,6 +22,7 @@ struct builder {
 	struct hs_trie *t;
 	const struct hs_name **sorted;
 	__u32 *rule_of; /* sorted index -> rule index */
+	__u32 *name_off; /* sorted index -> its copy in labels[] */
 	struct build_item *queue;
 	__u32 qhead, qtail;
 };
@@ -34,6 +35,29 @@ static int cmp_name(const void *a, const void *b)
 
 	/* Within equal bytes the exact name comes before the prefix rule. */
 	return r ? r : x->prefix - y->prefix;
+}
+
+/*
+ * Copy the sorted names into labels[], each once: a name that begins the
+ * next one shares that one's copy (every name between a name and one of its
+ * extensions also extends it, so looking at the next one is enough). At
+ * most HS_MAX_NAMES * HS_MAX_NAME_LEN bytes, the size of labels[].
+ */
+static void store_names(struct builder *b, __u32 n)
+{
+	struct hs_trie *t = b->t;
+
+	for (__u32 i = n; i-- > 0;) {
+		const struct hs_name *nm = b->sorted[i], *next = i + 1 < n ? b->sorted[i + 1] : NULL;
+
+		if (next && next->len >= nm->len && !memcmp(next->name, nm->name, nm->len)) {
+			b->name_off[i] = b->name_off[i + 1];
+			continue;
+		}
+		b->name_off[i] = t->label_bytes;
+		memcpy(&t->labels[t->label_bytes], nm->name, nm->len);
+		t->label_bytes += nm->len;
+	}
 }
 
 static void build_node(struct builder *b, const struct build_item *it)
@@ -54,12 +78,8 @@ static void build_node(struct builder *b, const struct build_item *it)
 			break;
 		end++;
 	}
-	n->label_off = t->label_bytes;
+	n->label_off = b->name_off[lo] + it->depth;
 	n->label_len = end - it->depth;
-	if (n->label_len) {
-		memcpy(&t->labels[t->label_bytes], &b->sorted[lo]->name[it->depth], n->label_len);
-		t->label_bytes += n->label_len;
-	}
 	/* Names that end here: at most an exact name and a prefix rule. */
 	n->pfx_out = n->pfx_in;
 	n->end_rule = 0;
@@ -94,38 +114,55 @@ static void build_node(struct builder *b, const struct build_item *it)
 	}
 }
 
-/* x << by, with every bit that would reach bit 63 or beyond kept in bit 63. */
-static __u64 shift_lens(__u64 x, __u32 by)
-{
-	if (by >= 63)
-		return x ? 1ULL << 63 : 0;
-	return (x << by) | ((x >> (63 - by)) ? 1ULL << 63 : 0);
-}
-
 /*
- * rem_lens of every node (see trie.h), children first: breadth-first
- * numbering puts every child after its parent. A prefix rule covering the
- * label (pfx_in) or the names past it (pfx_out) admits every such length.
+ * The summaries hs_trie_lookup filters on (name_lens, last_syms; see
+ * trie.h). Breadth-first numbering puts every child after its parent: depths
+ * go forward, summaries backward, children first. A prefix rule covering
+ * the label (pfx_in) or the names past it (pfx_out) admits every length and
+ * every last byte.
  */
-static void set_rem_lens(struct hs_trie *t)
+static int set_summaries(struct hs_trie *t)
 {
-	for (__u32 i = t->n_nodes; i-- > 0;) {
-		struct hs_node *n = &t->nodes[i];
-		__u64 lens = 0;
+	__u32 *depth = calloc(HS_MAX_NODES, sizeof(*depth));
+
+	if (!depth)
+		return -ENOMEM;
+	for (__u32 i = 0; i < t->n_nodes; i++) {
+		const struct hs_node *n = &t->nodes[i];
 		__u32 k = 0;
 
-		if (n->pfx_in)
-			lens = ~0ULL;
-		if (n->pfx_out)
-			lens |= ~0ULL << (n->label_len + 1 < 63 ? n->label_len + 1 : 63);
-		if (n->end_rule)
-			lens |= 1ULL << (n->label_len < 63 ? n->label_len : 63);
 		for (__u32 c = 0; c < HS_MAX_SYMS; c++)
 			if (n->mask & (1ULL << c))
-				lens |= shift_lens(t->nodes[n->first_child + k++].rem_lens,
-						   n->label_len + 1);
-		n->rem_lens = lens;
+				depth[n->first_child + k++] = depth[i] + n->label_len + 1;
 	}
+	for (__u32 i = t->n_nodes; i-- > 0;) {
+		struct hs_node *n = &t->nodes[i];
+		__u32 lens = 0, last = 0, k = 0;
+
+		if (n->pfx_in || n->pfx_out)
+			lens = last = ~0u;
+		if (n->end_rule) {
+			/* The name ending here is the path to the label's end,
+			 * which labels[] holds in one piece (at least one byte). */
+			__u8 b = t->labels[n->label_off + n->label_len - 1];
+
+			lens |= 1u << ((depth[i] + n->label_len) & 31);
+			last |= 1u << (t->sym[b] & 31);
+		}
+		for (__u32 c = 0; c < HS_MAX_SYMS; c++) {
+			const struct hs_node *child;
+
+			if (!(n->mask & (1ULL << c)))
+				continue;
+			child = &t->nodes[n->first_child + k++];
+			lens |= child->name_lens;
+			last |= child->last_syms;
+		}
+		n->name_lens = lens;
+		n->last_syms = last;
+	}
+	free(depth);
+	return 0;
 }
 
 int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats *st,
@@ -146,6 +183,9 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	t->magic = HS_TRIE_MAGIC;
 	t->version = HS_TRIE_VERSION;
 	t->flags = l->fold_underscore ? HS_TRIE_F_FOLD_UNDERSCORE : 0;
+	for (i = 0; i < l->n; i++)
+		if (l->names[i].prefix)
+			t->flags |= HS_TRIE_F_PREFIX_RULES;
 	t->n_rules = l->n;
 
 	/* Symbols: one per folded byte that occurs, in byte order. */
@@ -182,8 +222,9 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 
 	b.sorted = calloc(l->n, sizeof(*b.sorted));
 	b.rule_of = calloc(l->n, sizeof(*b.rule_of));
+	b.name_off = calloc(l->n, sizeof(*b.name_off));
 	b.queue = calloc(HS_MAX_NODES, sizeof(*b.queue));
-	if (!b.sorted || !b.rule_of || !b.queue) {
+	if (!b.sorted || !b.rule_of || !b.name_off || !b.queue) {
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
 		err->bad_input = 0;
 		r = -ENOMEM;
@@ -194,6 +235,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name);
 	for (i = 0; i < l->n; i++)
 		b.rule_of[i] = b.sorted[i] - l->names;
+	store_names(&b, l->n);
 
 	b.queue[0] = (struct build_item){ .lo = 0, .hi = l->n, .depth = 0, .node = 0 };
 	b.qtail = 1;
@@ -201,7 +243,12 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 		build_node(&b, &b.queue[b.qhead++]);
 	t->n_nodes = b.qtail;
 
-	set_rem_lens(t);
+	if (set_summaries(t)) {
+		snprintf(err->msg, sizeof(err->msg), "out of memory");
+		err->bad_input = 0;
+		r = -ENOMEM;
+		goto out;
+	}
 	/* root2[] is derived from the step function itself, so the shortcut
 	 * cannot disagree with stepping. Symbols without a byte (63, and ids
 	 * past the last one in use) behave like byte 0, which is in no name. */
@@ -230,6 +277,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 out:
 	free(b.sorted);
 	free(b.rule_of);
+	free(b.name_off);
 	free(b.queue);
 	return r;
 }
@@ -250,5 +298,12 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 			 t->n_rules, t->label_bytes);
 		return -EINVAL;
 	}
+	/* hs_trie_lookup trusts the flag to skip prefix handling. */
+	for (__u32 i = 0; i < t->n_rules; i++)
+		if ((t->rules[i].flags & HS_RULE_F_PREFIX) && !(t->flags & HS_TRIE_F_PREFIX_RULES)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "trie has a prefix rule (%u) but not the prefix-rules flag", i);
+			return -EINVAL;
+		}
 	return 0;
 }

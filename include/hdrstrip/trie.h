@@ -16,6 +16,12 @@
  * contiguous and ordered by symbol, so the child for symbol c is
  * first_child + popcount(mask & (bit(c) - 1)).
  *
+ * labels[] holds whole names, each once (a name that begins the next one in
+ * sorted order shares its copy), and a node's label is the slice of one of
+ * its names' copy that follows the node's path: labels[label_off - depth]
+ * starts the whole path to the node, so a whole-name lookup can compare a
+ * name with it in one piece.
+ *
  * Lookups are a step function over one byte at a time, so a name split
  * across TCP segments resumes from a saved 32-bit state:
  *   bits 0..15  node index, bits 16..23 bytes of its label already matched;
@@ -29,10 +35,11 @@
 #include "limits.h"
 
 #define HS_TRIE_MAGIC 0x52545348u /* "HSTR" */
-#define HS_TRIE_VERSION 1
+#define HS_TRIE_VERSION 2
 
 /* Header flags. */
 #define HS_TRIE_F_FOLD_UNDERSCORE 0x1 /* '_' matches '-' */
+#define HS_TRIE_F_PREFIX_RULES 0x2 /* some rule is a prefix rule */
 
 /* Rule flags. */
 #define HS_RULE_F_PREFIX 0x1 /* name ended in '*' */
@@ -58,6 +65,16 @@ struct hs_rule {
 
 struct hs_node {
 	__u64 mask; /* bit c set: a child for symbol c */
+	/*
+	 * Summaries of the names that can match below this node, exactly or
+	 * through a prefix rule (all bits under a prefix rule): bit L % 32 of
+	 * name_lens for each length L, bit c % 32 of last_syms for the symbol
+	 * c of each last byte. A whole-name lookup whose length or last byte
+	 * has no bit here is a miss without reading another byte. Only
+	 * hs_trie_lookup reads them; stepping does not need them.
+	 */
+	__u32 name_lens;
+	__u32 last_syms;
 	__u32 first_child; /* node index of the child with the lowest symbol */
 	__u32 label_off; /* this node's edge label, in labels[] */
 	__u16 end_rule; /* rule + 1 matching a name that ends at the label's end */
@@ -89,7 +106,9 @@ struct hs_trie {
 };
 
 _Static_assert(sizeof(struct hs_rule) == 4, "hs_rule layout");
-_Static_assert(sizeof(struct hs_node) == 24, "hs_node layout");
+_Static_assert(sizeof(struct hs_node) == 32, "hs_node layout");
+_Static_assert(__builtin_offsetof(struct hs_node, name_lens) == 8, "hs_node layout");
+_Static_assert(__builtin_offsetof(struct hs_node, first_child) == 16, "hs_node layout");
 _Static_assert(__builtin_offsetof(struct hs_trie, sym) == 32, "hs_trie header");
 _Static_assert(__builtin_offsetof(struct hs_trie, root2) % 8 == 0, "root2 alignment");
 _Static_assert(__builtin_offsetof(struct hs_trie, nodes) % 8 == 0, "nodes alignment");
@@ -179,46 +198,204 @@ HS_INLINE __u64 hs_nonzero8(__u64 x)
 	return (((x & low7) + low7) | x) & HS_HIGHS;
 }
 
+/* Unaligned little-endian loads narrower than hs_load64, same rules. */
+HS_INLINE __u32 hs_load32(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u32 *)p;
+#else
+	__u32 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+#endif
+}
+
+HS_INLINE __u16 hs_load16(const __u8 *p)
+{
+#ifdef __bpf__
+	return *(const __u16 *)p;
+#else
+	__u16 v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+#endif
+}
+
 /*
- * Whole-name lookup: rule index + 1, or 0. Equal by construction to stepping
- * every byte from the root (the unit tests check it on every split); it only
- * takes shortcuts: one root2[] load for the first two bytes, and labels
- * compared eight bytes at a time.
+ * Bytes @i.. of a name of @len bytes, when fewer than eight remain
+ * (0 < len - i < 8), in the low bytes of the result and zeros above, without
+ * reading outside the name: a long name is read through its last eight
+ * bytes, a short one through two overlapping loads (the overlap holds the
+ * same bytes twice, so or-ing them is exact).
  */
-HS_INLINE __u32 hs_trie_lookup(const struct hs_trie *t, const __u8 *name, __u32 len)
+HS_INLINE __u64 hs_name_tail(const __u8 *name, __u32 len, __u32 i)
+{
+	__u64 w;
+
+	if (len >= 8)
+		return hs_load64(name + len - 8) >> (8 * (8 - (len - i)));
+	if (len >= 4)
+		w = hs_load32(name) | (__u64)hs_load32(name + len - 4) << (8 * (len - 4));
+	else if (len >= 2)
+		w = hs_load16(name) | (__u64)hs_load16(name + len - 2) << (8 * (len - 2));
+	else
+		w = name[0];
+	return w >> (8 * i);
+}
+
+/*
+ * True when the @len bytes of @name, folded, equal labels[@start...]. The
+ * last partial word is compared through the name's last eight bytes, which
+ * overlap words already compared; names shorter than eight bytes are masked.
+ */
+HS_INLINE int hs_trie_same(const struct hs_trie *t, const __u8 *name, __u32 len, __u32 start)
 {
 	int fold_us = t->flags & HS_TRIE_F_FOLD_UNDERSCORE;
-	__u32 s = HS_TRIE_ROOT, i = 0;
+	__u64 diff = 0;
+	__u32 j;
 
-	if (len >= 2) {
-		s = t->root2[(t->sym[name[0]] & (HS_MAX_SYMS - 1)) * HS_MAX_SYMS +
-			     (t->sym[name[1]] & (HS_MAX_SYMS - 1))];
-		i = 2;
+	for (j = 0; j + 8 <= len; j += 8)
+		diff |= hs_fold8(hs_load64(name + j), fold_us) ^
+			hs_load64(&t->labels[(start + j) & HS_LABEL_MASK]);
+	if (j < len && len >= 8)
+		diff |= hs_fold8(hs_load64(name + len - 8), fold_us) ^
+			hs_load64(&t->labels[(start + len - 8) & HS_LABEL_MASK]);
+	else if (j < len)
+		diff |= (hs_fold8(hs_name_tail(name, len, 0), fold_us) ^
+			 hs_load64(&t->labels[start & HS_LABEL_MASK])) &
+			((1ULL << (8 * len)) - 1);
+	return diff == 0;
+}
+
+/*
+ * Lookup in a trie without prefix rules, from state @s after the first two
+ * bytes (not final). Without prefix rules a mismatch anywhere is a miss, so
+ * the walk reads only the bytes that pick children (a blind descent, as in
+ * a Patricia tree) and compares the whole name once, at the end, with the
+ * path of the node it ends at, which labels[] holds in one piece.
+ */
+HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, __u32 len,
+				     __u32 s)
+{
+	__u32 len_bit = len & 31, last = t->sym[name[len - 1]] & 31;
+	/* root2[] holds no sticky state without prefix rules: s is a node's
+	 * state or HS_TRIE_DEAD. A dead state is sent to node 0 and failed by
+	 * the first node test, so the commonest miss costs one branch that is
+	 * hard to predict, not two (masks, not a conditional, or the compiler
+	 * brings the branch back). */
+	__u32 live = (s >> 31) ^ 1, idx = s & 0xffff & -live, d, e;
+	const struct hs_node *n;
+
+	if (idx >= HS_MAX_NODES)
+		return 0;
+	n = &t->nodes[idx];
+	if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & live))
+		return 0;
+	d = 2 - ((s >> 16) & 0xff); /* where n's label starts in the name */
+	for (;;) {
+		__u64 bit;
+
+		e = d + n->label_len; /* where it ends */
+		if (len <= e)
+			break;
+		bit = 1ULL << (t->sym[name[e]] & (HS_MAX_SYMS - 1));
+		if (!(n->mask & bit))
+			return 0;
+		idx = n->first_child + hs_popcount64(n->mask & (bit - 1));
+		if (idx >= HS_MAX_NODES)
+			return 0;
+		n = &t->nodes[idx];
+		if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
+			return 0;
+		d = e + 1;
 	}
-	while (i < len && !hs_trie_final(s)) {
+	/* A name ending inside a label is a miss (no prefix rule covers it);
+	 * one ending at a label's end is compared whole with the path. */
+	if (len != e || !hs_trie_same(t, name, len, n->label_off - d))
+		return 0;
+	return n->end_rule;
+}
+
+/*
+ * Lookup in a trie with prefix rules, from state @s after the first two
+ * bytes (not final). Where a mismatch happens decides the verdict (the
+ * prefix rule covering that spot), so labels are compared node by node,
+ * eight bytes at a time.
+ */
+HS_INLINE __u32 hs_trie_lookup_prefix(const struct hs_trie *t, const __u8 *name, __u32 len,
+				      __u32 s)
+{
+	int fold_us = t->flags & HS_TRIE_F_FOLD_UNDERSCORE;
+	__u32 i = 2, pos = (s >> 16) & 0xff; /* only root2[]'s state can be inside a label */
+	__u32 len_bit = len & 31, last = t->sym[name[len - 1]] & 31;
+
+	for (;;) {
 		const struct hs_node *n;
-		__u32 idx = s & 0xffff, pos = (s >> 16) & 0xff;
-		__u32 avail, k, same;
-		__u64 diff;
+		__u32 idx = s & 0xffff, rem, avail, k, j, off;
+		__u64 bit;
 
 		if (idx >= HS_MAX_NODES)
 			return 0;
 		n = &t->nodes[idx];
-		if (pos >= n->label_len || len - i < 8) {
-			s = hs_trie_step(t, s, name[i++]);
-			continue;
-		}
+		if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
+			return 0;
 		avail = n->label_len - pos;
-		k = avail < 8 ? avail : 8;
-		diff = hs_fold8(hs_load64(name + i), fold_us) ^
-		       hs_load64(&t->labels[(n->label_off + pos) & HS_LABEL_MASK]);
-		same = diff ? hs_first_byte(hs_nonzero8(diff)) : 8;
-		if (same < k)
-			return n->pfx_in;
-		s += k << 16;
-		i += k;
+		rem = len - i;
+		k = rem < avail ? rem : avail;
+		off = n->label_off + pos;
+		for (j = 0; j < k; j += 8) {
+			__u64 w = i + j + 8 <= len ? hs_load64(name + i + j) :
+						     hs_name_tail(name, len, i + j);
+			__u64 diff = hs_fold8(w, fold_us) ^
+				     hs_load64(&t->labels[(off + j) & HS_LABEL_MASK]);
+
+			if (k - j < 8)
+				diff &= (1ULL << (8 * (k - j))) - 1;
+			if (diff)
+				return n->pfx_in;
+		}
+		if (rem <= avail)
+			return rem == avail ? n->end_rule : n->pfx_in;
+		i += avail;
+		bit = 1ULL << (t->sym[name[i++]] & (HS_MAX_SYMS - 1));
+		if (!(n->mask & bit))
+			return n->pfx_out;
+		s = n->first_child + hs_popcount64(n->mask & (bit - 1));
+		pos = 0;
 	}
-	return hs_trie_result(t, s);
+}
+
+/*
+ * Whole-name lookup: rule index + 1, or 0. Gives the verdict of stepping
+ * every byte from the root (the unit tests check it on every split), with
+ * shortcuts only:
+ *  - one root2[] load for the first two bytes (most misses end there);
+ *  - the node's name_lens and last_syms: a name whose length or last byte
+ *    no match below a node has is a miss at once (near misses such as
+ *    "x-foo-bar-x" and most names that survive root2[]);
+ *  - labels compared eight bytes at a time, and without prefix rules only
+ *    once, as the whole name, at the end of a blind descent.
+ * Every exit gives what hs_trie_result would of the state stepping reaches:
+ * a mismatch or an end inside a label is pfx_in, a byte no child takes is
+ * pfx_out, an end at the label's end is end_rule.
+ */
+HS_INLINE __u32 hs_trie_lookup(const struct hs_trie *t, const __u8 *name, __u32 len)
+{
+	__u32 s;
+
+	if (len < 2) {
+		s = len ? hs_trie_step(t, HS_TRIE_ROOT, name[0]) : HS_TRIE_ROOT;
+		return hs_trie_result(t, s);
+	}
+	s = t->root2[(t->sym[name[0]] & (HS_MAX_SYMS - 1)) * HS_MAX_SYMS +
+		     (t->sym[name[1]] & (HS_MAX_SYMS - 1))];
+	if (!(t->flags & HS_TRIE_F_PREFIX_RULES))
+		return hs_trie_lookup_exact(t, name, len, s);
+	if (s & HS_TRIE_STICKY)
+		return s == HS_TRIE_DEAD ? 0 : (s & 0xffff) + 1;
+	return hs_trie_lookup_prefix(t, name, len, s);
 }
 
 #endif /* HDRSTRIP_TRIE_H */
