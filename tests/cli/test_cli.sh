@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# 'hdrstrip compile' and 'hdrstrip check' as a user sees them: exit codes
+# (0 ok, 1 failure, 2 usage or bad input) and the exact lines on stdout and
+# stderr. Every case runs even when one fails; the exit status is 1 if any
+# failed.
+#
+#   HDRSTRIP=build/hdrstrip CORPUS=../shared/corpus tests/cli/test_cli.sh
+#
+# $CC (default cc) builds a probe that prints the trie block's size and
+# header fields from include/hdrstrip/trie.h, so the '-o' check follows the
+# layout rather than a copy of it.
+set -euo pipefail
+
+: "${HDRSTRIP:?set HDRSTRIP to the hdrstrip binary}"
+: "${CORPUS:?set CORPUS to the corpus directory}"
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+INTERNAL=$CORPUS/internal-headers.txt
+BENCH=$CORPUS/bench-headers-118.txt
+failures=0
+cases=0
+name=
+
+# ---- helpers ----
+
+fail() {
+	echo "FAIL: $name: $*" >&2
+	failures=$((failures + 1))
+}
+
+# t NAME: start a case.
+t() {
+	name=$1
+	cases=$((cases + 1))
+}
+
+# run WANT_STATUS CMD...: run CMD, keep its stdout and stderr in $TMP.
+run() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	if [[ $rc != "$want" ]]; then
+		fail "exit status $rc, expected $want (command: $*)"
+		sed 's/^/  stderr: /' "$TMP/err" | head -5 >&2
+	fi
+}
+
+# same WHICH EXPECTED: stdout or stderr is exactly EXPECTED (lines).
+same() {
+	local file=$TMP/$1
+	if ! diff -u <(printf '%s\n' "$2") "$file" >"$TMP/diff"; then
+		fail "$1 differs (expected vs actual):"
+		sed 's/^/  /' "$TMP/diff" >&2
+	fi
+}
+
+empty() {
+	if [[ -s $TMP/$1 ]]; then
+		fail "$1 should be empty, has: $(head -c 300 "$TMP/$1")"
+	fi
+}
+
+# first_line WHICH EXPECTED
+first_line() {
+	local got
+	got=$(head -n 1 "$TMP/$1")
+	if [[ $got != "$2" ]]; then
+		fail "first line of $1 is '$got', expected '$2'"
+	fi
+}
+
+# matches WHICH ERE: the whole of stdout or stderr is one line matching ERE.
+matches() {
+	local lines
+	lines=$(wc -l <"$TMP/$1")
+	if [[ $lines != 1 ]] || ! grep -Eq -- "$2" "$TMP/$1"; then
+		fail "$1 is not one line matching /$2/: $(head -c 300 "$TMP/$1")"
+	fi
+}
+
+has_line() {
+	if ! grep -Fxq -- "$2" "$TMP/$1"; then
+		fail "$1 has no line '$2'"
+	fi
+}
+
+# list FILE LINES...: write a header list.
+list() {
+	local f=$TMP/$1
+	shift
+	printf '%s\n' "$@" >"$f"
+}
+
+# Id of NAME in a corpus list: its position among the list's names.
+id_of() {
+	awk -v want="$2" '/^[ \t]*(#|$)/ { next } { n++ } $1 == want { print n; exit }' "$1"
+}
+
+# ---- the binary and its commands ----
+
+t "hdrstrip --help"
+run 0 "$HDRSTRIP" --help
+first_line out "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]"
+has_line out "  compile    validate a header list and build its trie"
+has_line out "  check      look header names up in a header list"
+has_line out "Exit status: 0 success, 1 failure, 2 bad usage or bad input."
+empty err
+
+t "hdrstrip -h and hdrstrip help"
+run 0 "$HDRSTRIP" -h
+first_line out "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]"
+run 0 "$HDRSTRIP" help
+first_line out "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]"
+
+t "hdrstrip without a command"
+run 2 "$HDRSTRIP"
+empty out
+first_line err "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]"
+
+t "unknown command"
+run 2 "$HDRSTRIP" frobnicate
+empty out
+same err "hdrstrip: unknown command 'frobnicate' (see 'hdrstrip --help')"
+
+t "unknown global option"
+run 2 "$HDRSTRIP" --bogus compile
+empty out
+same err "hdrstrip: unknown option '--bogus' (see 'hdrstrip --help')"
+
+t "hdrstrip -V"
+run 0 "$HDRSTRIP" -V
+matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
+
+for cmd in compile check; do
+	for h in --help -h; do
+		t "$cmd $h"
+		run 0 "$HDRSTRIP" "$cmd" "$h"
+		first_line out "Usage: hdrstrip $cmd --headers FILE $([[ $cmd == compile ]] &&
+			echo '[-o OUT] [--dump] [--no-fold-underscore]' ||
+			echo '[--no-fold-underscore] NAME...')"
+		empty err
+	done
+
+	t "$cmd with an unknown option"
+	run 2 "$HDRSTRIP" "$cmd" --headers "$INTERNAL" --bogus x
+	empty out
+	has_line err "$(head -n 1 <("$HDRSTRIP" "$cmd" --help))"
+
+	t "$cmd without --headers"
+	run 2 "$HDRSTRIP" "$cmd" x-a
+	empty out
+	first_line err "hdrstrip: $cmd: --headers FILE is required"
+done
+
+t "compile with an extra argument"
+run 2 "$HDRSTRIP" compile --headers "$INTERNAL" extra
+empty out
+first_line err "hdrstrip: compile: unexpected argument"
+
+t "check without a NAME"
+run 2 "$HDRSTRIP" check --headers "$INTERNAL"
+empty out
+first_line err "hdrstrip: check: give at least one NAME"
+
+# ---- compile ----
+
+# Node and byte counts belong to the compiler; names, distinct bytes and
+# depth to the list.
+t "compile internal-headers.txt"
+run 0 "$HDRSTRIP" compile --headers "$INTERNAL"
+matches out "^$INTERNAL: 100 names, [0-9]+ nodes, [0-9]+ label bytes, 28 distinct bytes, max depth 24, [0-9]+ bytes \('_' matches '-'\)\$"
+empty err
+
+t "compile bench-headers-118.txt: one warning"
+run 0 "$HDRSTRIP" compile --headers "$BENCH"
+matches out "^$BENCH: 118 names, [0-9]+ nodes, [0-9]+ label bytes, [0-9]+ distinct bytes, max depth 40, [0-9]+ bytes \('_' matches '-'\)\$"
+same err "hdrstrip: warning: $BENCH:78: header name \"referer[sic]\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written"
+
+t "compile --no-fold-underscore"
+run 0 "$HDRSTRIP" compile --headers "$INTERNAL" --no-fold-underscore
+matches out " \('_' does not match '-'\)\$"
+
+t "compile: @fold-underscore off in the list"
+list fold-off.txt "@fold-underscore off" "x_a"
+run 0 "$HDRSTRIP" compile --headers "$TMP/fold-off.txt"
+matches out "^$TMP/fold-off.txt: 1 names, .* \('_' does not match '-'\)\$"
+
+t "compile --dump"
+list two.txt "x-a" "x-ab"
+run 0 "$HDRSTRIP" compile --headers "$TMP/two.txt" --dump
+# Two names, one the other's prefix: the compressed trie has one shape.
+same out "$(head -n 1 "$TMP/out")
+node 0: label \"x-a\" children \"b\" from node 1 ends x-a
+node 1: label \"\" ends x-ab"
+empty err
+
+t "compile from standard input"
+run 0 "$HDRSTRIP" compile --headers - <"$TMP/two.txt"
+matches out "^-: 2 names, "
+list bad-space.txt "x-ok" "x bad"
+run 2 "$HDRSTRIP" compile --headers - <"$TMP/bad-space.txt"
+same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')"
+
+# The block written by -o is the BPF map value: sizeof(struct hs_trie)
+# bytes, starting with the magic and version.
+cat >"$TMP/probe.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/trie.h>
+
+int main(void)
+{
+	printf("%zu %u %u %zu\n", sizeof(struct hs_trie), HS_TRIE_MAGIC, HS_TRIE_VERSION,
+	       __builtin_offsetof(struct hs_trie, n_rules));
+	return 0;
+}
+EOF
+"${CC:-cc}" -I"$ROOT/include" -o "$TMP/probe" "$TMP/probe.c"
+read -r trie_size trie_magic trie_version off_rules < <("$TMP/probe")
+
+t "compile -o writes the trie block"
+run 0 "$HDRSTRIP" compile --headers "$INTERNAL" -o "$TMP/trie.bin"
+if [[ ! -f $TMP/trie.bin ]]; then
+	fail "no file written"
+else
+	size=$(stat -c %s "$TMP/trie.bin")
+	[[ $size == "$trie_size" ]] || fail "file has $size bytes, sizeof(struct hs_trie) is $trie_size"
+	magic=$(od -An -tu4 -N4 --endian=little "$TMP/trie.bin" | tr -d ' ')
+	[[ $magic == "$trie_magic" ]] || fail "magic $magic, expected $trie_magic"
+	[[ $(head -c 4 "$TMP/trie.bin") == HSTR ]] || fail "the block does not start with \"HSTR\""
+	version=$(od -An -tu2 -j4 -N2 --endian=little "$TMP/trie.bin" | tr -d ' ')
+	[[ $version == "$trie_version" ]] || fail "version $version, expected $trie_version"
+	rules=$(od -An -tu4 -j"$off_rules" -N4 --endian=little "$TMP/trie.bin" | tr -d ' ')
+	[[ $rules == 100 ]] || fail "n_rules $rules, expected 100"
+fi
+empty err
+
+t "compile --output (long form)"
+run 0 "$HDRSTRIP" compile --headers "$TMP/two.txt" --output "$TMP/two.bin"
+[[ $(stat -c %s "$TMP/two.bin" 2>/dev/null) == "$trie_size" ]] || fail "--output did not write the block"
+
+t "compile -o into a missing directory"
+run 1 "$HDRSTRIP" compile --headers "$INTERNAL" -o "$TMP/no/such/dir/trie.bin"
+same err "hdrstrip: cannot write trie to '$TMP/no/such/dir/trie.bin': No such file or directory"
+
+# ---- check ----
+
+t "check internal-headers.txt"
+auth=$(id_of "$INTERNAL" x-internal-auth)
+secret=$(id_of "$INTERNAL" x-proxy-secret)
+purge=$(id_of "$INTERNAL" x-purge-token)
+[[ $auth == 3 ]] || fail "x-internal-auth is name $auth of the corpus, not 3"
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" X-Internal-Auth accept x_internal_auth \
+	x-proxy-secret X-PURGE-TOKEN x-internal x-internal-auth-x
+same out "X-Internal-Auth: match (id $auth, mask)
+accept: no match
+x_internal_auth: match (id $auth, mask, rule \"x-internal-auth\")
+x-proxy-secret: match (id $secret, drop)
+X-PURGE-TOKEN: match (id $purge, drop)
+x-internal: no match
+x-internal-auth-x: no match"
+empty err
+
+t "check: every corpus name, upper case"
+mapfile -t names < <(awk '/^[ \t]*(#|$)/ { next } { print toupper($1) }' "$INTERNAL")
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
+[[ $(grep -c ': match (id ' "$TMP/out") == 100 ]] || fail "not every name matched: $(grep -v ': match' "$TMP/out" | head -3)"
+
+t "check: miss-pool.txt misses"
+mapfile -t names < <(grep -v '^$' "$CORPUS/miss-pool.txt")
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
+[[ $(grep -c ': no match$' "$TMP/out") == "${#names[@]}" ]] || fail "some miss-pool names match: $(grep -v ': no match$' "$TMP/out" | head -3)"
+
+t "check: prefix rule and exact name"
+list prefix.txt "x-internal-* mask" "x-internal-auth drop"
+run 0 "$HDRSTRIP" check --headers "$TMP/prefix.txt" X-INTERNAL-foo x-internal- x-internal \
+	x-internal-auth X-Internal-Auth x-internal-auth2
+same out "X-INTERNAL-foo: match (id 1, mask, rule \"x-internal-*\")
+x-internal-: match (id 1, mask, rule \"x-internal-*\")
+x-internal: no match
+x-internal-auth: match (id 2, drop)
+X-Internal-Auth: match (id 2, drop)
+x-internal-auth2: match (id 1, mask, rule \"x-internal-*\")"
+
+t "check --no-fold-underscore"
+list underscore.txt "x_a" "x-b"
+run 0 "$HDRSTRIP" check --headers "$TMP/underscore.txt" x-a x_a X_B
+same out "x-a: match (id 1, mask, rule \"x_a\")
+x_a: match (id 1, mask)
+X_B: match (id 2, mask, rule \"x-b\")"
+run 0 "$HDRSTRIP" check --headers "$TMP/underscore.txt" --no-fold-underscore x-a x_a X_A X_B
+same out "x-a: no match
+x_a: match (id 1, mask)
+X_A: match (id 1, mask)
+X_B: no match"
+
+t "check: a name that is not a token warns"
+list odd.txt "x-a" "x[b]"
+run 0 "$HDRSTRIP" check --headers "$TMP/odd.txt" 'X[B]'
+same out "X[B]: match (id 2, mask)"
+same err "hdrstrip: warning: $TMP/odd.txt:2: header name \"x[b]\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written"
+
+# ---- bad input: exit 2, one exact line on stderr, nothing on stdout ----
+
+# bad FILE EXPECTED_STDERR: both commands refuse the list the same way.
+bad() {
+	local f=$1 msg=$2
+	run 2 "$HDRSTRIP" compile --headers "$f"
+	empty out
+	same err "$msg"
+	run 2 "$HDRSTRIP" check --headers "$f" x-a
+	empty out
+	same err "$msg"
+}
+
+t "bad: invalid character"
+list b1.txt "# list" "x bad"
+bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')"
+list b1b.txt "x:a"
+bad "$TMP/b1b.txt" "hdrstrip: $TMP/b1b.txt:1: invalid character ':' in header name \"x:a\""
+
+t "bad: unknown action"
+list b2.txt "x-foo maks"
+bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')"
+
+t "bad: duplicate"
+list b3.txt "x-foo" "x-bar" "x-foo drop"
+bad "$TMP/b3.txt" "hdrstrip: $TMP/b3.txt:3: duplicate header name \"x-foo\" (first on line 1)"
+
+t "bad: duplicate after folding"
+list b4.txt "X-Foo" "x_foo"
+bad "$TMP/b4.txt" "hdrstrip: $TMP/b4.txt:2: duplicate header name \"x_foo\": same as \"X-Foo\" on line 1 (names are case-insensitive and '_' matches '-')"
+run 0 "$HDRSTRIP" compile --headers "$TMP/b4.txt" --no-fold-underscore
+empty err
+
+t "bad: name longer than 128 bytes"
+long=x-$(printf 'a%.0s' {1..127})
+list b5.txt "$long"
+bad "$TMP/b5.txt" "hdrstrip: $TMP/b5.txt:1: header name \"${long:0:40}...\" is 129 bytes long; the limit is 128"
+list ok5.txt "${long:0:128}"
+run 0 "$HDRSTRIP" check --headers "$TMP/ok5.txt" "${long:0:128}" "$long"
+same out "${long:0:128}: match (id 1, mask)
+$long: no match"
+
+t "bad: 1025 names"
+seq -f 'x-%g' 1 1025 >"$TMP/b6.txt"
+bad "$TMP/b6.txt" "hdrstrip: $TMP/b6.txt:1025: more than 1024 header names (the limit)"
+seq -f 'x-%g' 1 1024 >"$TMP/ok6.txt"
+run 0 "$HDRSTRIP" compile --headers "$TMP/ok6.txt"
+matches out "^$TMP/ok6.txt: 1024 names, "
+
+t "bad: empty list"
+list b7.txt "# only" "   # comments" ""
+bad "$TMP/b7.txt" "hdrstrip: $TMP/b7.txt: no header names (the list is empty)"
+
+t "bad: missing file"
+bad "$TMP/missing.txt" "hdrstrip: cannot open header list '$TMP/missing.txt': No such file or directory"
+
+t "bad: a directory"
+bad "$TMP" "hdrstrip: cannot read header list '$TMP': Is a directory"
+
+t "bad: '*' alone"
+list b8.txt "x-a" "*"
+bad "$TMP/b8.txt" "hdrstrip: $TMP/b8.txt:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)"
+
+t "bad: unknown directive"
+list b9.txt "@fold-underscores off" "x-a"
+bad "$TMP/b9.txt" "hdrstrip: $TMP/b9.txt:1: unknown directive \"@fold-underscores\" (known: @fold-underscore on|off)"
+
+echo "test_cli.sh: $cases cases, $failures failures"
+[[ $failures == 0 ]]

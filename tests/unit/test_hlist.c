@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The header-list parser: what it accepts, how it folds, and the exact
+ * message of every error (the CLI prints them as they are).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* ---- helpers ---- */
+
+static void parse_ok(const char *text, int fold, struct hs_list *l)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	int r;
+
+	hs_list_opts_default(&o);
+	o.fold_underscore = fold;
+	r = hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, l, &err);
+	if (r)
+		fail_msg("hs_list_parse: %d: %s", r, err.msg);
+	assert_string_equal(err.msg, "");
+}
+
+/* Parse @len bytes; expect bad input with exactly @msg, and @out untouched. */
+static void expect_error_len(const char *text, size_t len, int fold, const char *msg)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	struct hs_list l = { .names = (struct hs_name *)&l, .n = 77, .fold_underscore = 5 };
+	int r;
+
+	hs_list_opts_default(&o);
+	o.fold_underscore = fold;
+	r = hs_list_parse(text, len, TEST_LIST_PATH, &o, &l, &err);
+	assert_int_equal(r, -EINVAL);
+	assert_int_equal(err.bad_input, 1);
+	assert_string_equal(err.msg, msg);
+	assert_ptr_equal(l.names, &l);
+	assert_int_equal(l.n, 77);
+	assert_int_equal(l.fold_underscore, 5);
+}
+
+static void expect_error(const char *text, const char *msg)
+{
+	expect_error_len(text, strlen(text), -1, msg);
+}
+
+static void expect_name(const struct hs_list *l, size_t i, const char *name, const char *orig,
+			int prefix, int action, unsigned int line)
+{
+	const struct hs_name *nm;
+
+	assert_true(i < l->n);
+	nm = &l->names[i];
+	assert_string_equal(nm->name, name);
+	assert_string_equal(nm->orig, orig);
+	assert_int_equal(nm->len, strlen(name));
+	assert_int_equal(nm->prefix, prefix);
+	assert_int_equal(nm->action, action);
+	assert_int_equal(nm->line, line);
+}
+
+/* @n names "x-0", "x-1", ... after @head, one per line. */
+static char *numbered_names(const char *head, size_t n)
+{
+	size_t cap = strlen(head) + n * 16 + 1, o;
+	char *s = malloc(cap);
+
+	assert_non_null(s);
+	o = snprintf(s, cap, "%s", head);
+	for (size_t i = 0; i < n; i++)
+		o += snprintf(s + o, cap - o, "x-%zu\n", i);
+	return s;
+}
+
+/* A name of @len bytes: "x-" then a repeating pattern, so that cutting it
+ * anywhere gives a different name. */
+static void long_name(char *buf, size_t len)
+{
+	static const char pat[] = "abcdefghijklmnopqrstuvwxyz0123456789-";
+
+	for (size_t i = 0; i < len; i++)
+		buf[i] = i < 2 ? "x-"[i] : pat[i % (sizeof(pat) - 1)];
+	buf[len] = 0;
+}
+
+static char warnings[8][HS_ERR_MSG];
+static int n_warnings;
+
+static void collect_warning(const char *msg)
+{
+	if (n_warnings < 8)
+		snprintf(warnings[n_warnings], sizeof(warnings[0]), "%s", msg);
+	n_warnings++;
+}
+
+/* ---- what is accepted ---- */
+
+static void test_comments_blanks_actions(void **state)
+{
+	const char *text = "# a comment line\n"
+			   "\n"
+			   "   \t\n"
+			   "X-Internal-Auth\n"
+			   "  x-trace-id   drop  # trailing comment\n"
+			   "x-hash#tag\n"
+			   "x-crlf\r\n"
+			   "x-case DROP\n"
+			   "x-mask\tMask\n"
+			   "\t# indented comment\n"
+			   "x-last";
+	struct hs_list l;
+
+	(void)state;
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.n, 7);
+	assert_int_equal(l.fold_underscore, 1);
+	expect_name(&l, 0, "x-internal-auth", "X-Internal-Auth", 0, HS_ACT_MASK, 4);
+	expect_name(&l, 1, "x-trace-id", "x-trace-id", 0, HS_ACT_DROP, 5);
+	/* '#' inside a name is a token character, not a comment. */
+	expect_name(&l, 2, "x-hash#tag", "x-hash#tag", 0, HS_ACT_MASK, 6);
+	expect_name(&l, 3, "x-crlf", "x-crlf", 0, HS_ACT_MASK, 7);
+	expect_name(&l, 4, "x-case", "x-case", 0, HS_ACT_DROP, 8);
+	expect_name(&l, 5, "x-mask", "x-mask", 0, HS_ACT_MASK, 9);
+	/* The last line has no newline: still a name. */
+	expect_name(&l, 6, "x-last", "x-last", 0, HS_ACT_MASK, 11);
+	hs_list_free(&l);
+}
+
+static void test_prefix_rules_parse(void **state)
+{
+	struct hs_list l;
+
+	(void)state;
+	parse_ok("X-Internal-*\nx-a\nx-a* drop\n**\nx*y\n", -1, &l);
+	assert_int_equal(l.n, 5);
+	expect_name(&l, 0, "x-internal-", "X-Internal-*", 1, HS_ACT_MASK, 1);
+	/* An exact name and a prefix rule on the same bytes are two rules. */
+	expect_name(&l, 1, "x-a", "x-a", 0, HS_ACT_MASK, 2);
+	expect_name(&l, 2, "x-a", "x-a*", 1, HS_ACT_DROP, 3);
+	/* Only the last '*' makes a prefix rule; others are name bytes. */
+	expect_name(&l, 3, "*", "**", 1, HS_ACT_MASK, 4);
+	expect_name(&l, 4, "x*y", "x*y", 0, HS_ACT_MASK, 5);
+	hs_list_free(&l);
+}
+
+static void test_fold_underscore_directive_and_option(void **state)
+{
+	struct hs_list l;
+
+	(void)state;
+	/* Default: '_' folds to '-'. */
+	parse_ok("X_Forwarded_For\n", -1, &l);
+	assert_int_equal(l.fold_underscore, 1);
+	expect_name(&l, 0, "x-forwarded-for", "X_Forwarded_For", 0, HS_ACT_MASK, 1);
+	hs_list_free(&l);
+
+	parse_ok("@fold-underscore off\nX_Forwarded_For\nx-forwarded-for\n", -1, &l);
+	assert_int_equal(l.fold_underscore, 0);
+	assert_int_equal(l.n, 2);
+	expect_name(&l, 0, "x_forwarded_for", "X_Forwarded_For", 0, HS_ACT_MASK, 2);
+	expect_name(&l, 1, "x-forwarded-for", "x-forwarded-for", 0, HS_ACT_MASK, 3);
+	hs_list_free(&l);
+
+	parse_ok("  @fold-underscore on   # explicit\nX_A\n", -1, &l);
+	assert_int_equal(l.fold_underscore, 1);
+	expect_name(&l, 0, "x-a", "X_A", 0, HS_ACT_MASK, 2);
+	hs_list_free(&l);
+
+	/* The directive is about the whole list, wherever it stands. */
+	parse_ok("X_A\n@fold-underscore off\n", -1, &l);
+	assert_int_equal(l.fold_underscore, 0);
+	expect_name(&l, 0, "x_a", "X_A", 0, HS_ACT_MASK, 1);
+	hs_list_free(&l);
+
+	/* The option overrides the directive, both ways. */
+	parse_ok("@fold-underscore on\nX_A\n", 0, &l);
+	assert_int_equal(l.fold_underscore, 0);
+	expect_name(&l, 0, "x_a", "X_A", 0, HS_ACT_MASK, 2);
+	hs_list_free(&l);
+	parse_ok("@fold-underscore off\nX_A\n", 1, &l);
+	assert_int_equal(l.fold_underscore, 1);
+	expect_name(&l, 0, "x-a", "X_A", 0, HS_ACT_MASK, 2);
+	hs_list_free(&l);
+	parse_ok("X_A\n", 0, &l);
+	assert_int_equal(l.fold_underscore, 0);
+	hs_list_free(&l);
+
+	/* Names differing only in '_' / '-' are two names without folding. */
+	parse_ok("x_a\nx-a\n", 0, &l);
+	assert_int_equal(l.n, 2);
+	hs_list_free(&l);
+}
+
+static void test_non_token_names_warn(void **state)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	struct hs_list l;
+
+	(void)state;
+	hs_list_opts_default(&o);
+	assert_int_equal(o.fold_underscore, -1);
+	assert_null(o.warn);
+	o.warn = collect_warning;
+	n_warnings = 0;
+	const char *text = "x-token\nReferer[sic]\nx-ok drop\nx\"q\" drop\n";
+
+	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(n_warnings, 2);
+	assert_string_equal(warnings[0],
+			    "test.list:2: header name \"Referer[sic]\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_string_equal(warnings[1],
+			    "test.list:4: header name \"x\\x22q\\x22\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_int_equal(l.names[0].non_token, 0);
+	assert_int_equal(l.names[1].non_token, 1);
+	assert_int_equal(l.names[2].non_token, 0);
+	assert_int_equal(l.names[3].non_token, 1);
+	expect_name(&l, 1, "referer[sic]", "Referer[sic]", 0, HS_ACT_MASK, 2);
+	expect_name(&l, 3, "x\"q\"", "x\"q\"", 0, HS_ACT_DROP, 4);
+	hs_list_free(&l);
+
+	/* Without a callback the same list parses silently. */
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.n, 4);
+	hs_list_free(&l);
+}
+
+static void test_name_length_limit(void **state)
+{
+	char name[HS_MAX_NAME_LEN + 2], text[HS_MAX_NAME_LEN + 16], msg[HS_ERR_MSG];
+	struct hs_list l;
+
+	(void)state;
+	long_name(name, HS_MAX_NAME_LEN);
+	snprintf(text, sizeof(text), "%s\n", name);
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.names[0].len, HS_MAX_NAME_LEN);
+	assert_string_equal(l.names[0].name, name);
+	hs_list_free(&l);
+
+	/* The '*' of a prefix rule does not count. */
+	snprintf(text, sizeof(text), "%s*\n", name);
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.names[0].len, HS_MAX_NAME_LEN);
+	assert_int_equal(l.names[0].prefix, 1);
+	hs_list_free(&l);
+
+	long_name(name, HS_MAX_NAME_LEN + 1);
+	snprintf(text, sizeof(text), "%s\n", name);
+	snprintf(msg, sizeof(msg), "test.list:1: header name \"%.40s...\" is 129 bytes long; the limit is 128",
+		 name);
+	expect_error(text, msg);
+	snprintf(text, sizeof(text), "# long\n%s* drop\n", name);
+	snprintf(msg, sizeof(msg), "test.list:2: header name \"%.40s...\" is 129 bytes long; the limit is 128",
+		 name);
+	expect_error(text, msg);
+}
+
+static void test_name_count_limit(void **state)
+{
+	struct hs_list l;
+	char *text;
+
+	(void)state;
+	text = numbered_names("", HS_MAX_NAMES);
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.n, HS_MAX_NAMES);
+	assert_string_equal(l.names[HS_MAX_NAMES - 1].name, "x-1023");
+	hs_list_free(&l);
+	free(text);
+
+	text = numbered_names("", HS_MAX_NAMES + 1);
+	expect_error(text, "test.list:1025: more than 1024 header names (the limit)");
+	free(text);
+
+	/* The line number is the file's, comments included. */
+	text = numbered_names("# head\n\n@fold-underscore on\n", HS_MAX_NAMES + 1);
+	expect_error(text, "test.list:1028: more than 1024 header names (the limit)");
+	free(text);
+}
+
+/* ---- bad input: exact messages ---- */
+
+static void test_error_invalid_character(void **state)
+{
+	(void)state;
+	expect_error("x-ok\nx bad\n",
+		     "test.list:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')");
+	/* A tab is named as a tab. */
+	expect_error("x\tbad\n",
+		     "test.list:1: invalid character '\\x09' in header name \"x\\x09bad\" (a second word, if any, is the action: 'mask' or 'drop')");
+	/* Three words: the action must be the last one. */
+	expect_error("x-foo drop extra\n",
+		     "test.list:1: invalid character ' ' in header name \"x-foo drop extra\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error("x:y\n", "test.list:1: invalid character ':' in header name \"x:y\"");
+	expect_error("x-foo:\n", "test.list:1: invalid character ':' in header name \"x-foo:\"");
+	expect_error("# c\nx\001y\n", "test.list:2: invalid character '\\x01' in header name \"x\\x01y\"");
+	expect_error("x\177y\n", "test.list:1: invalid character '\\x7f' in header name \"x\\x7fy\"");
+	expect_error("caf\303\251\n", "test.list:1: invalid character '\\xc3' in header name \"caf\\xc3\\xa9\"");
+}
+
+static void test_error_nul_byte(void **state)
+{
+	static const char text[] = "x-a\nx\0y\n";
+
+	(void)state;
+	expect_error_len(text, sizeof(text) - 1, -1, "test.list:2: invalid character '\\x00' in header name");
+}
+
+static void test_error_unknown_action(void **state)
+{
+	(void)state;
+	expect_error("x-foo maks\n",
+		     "test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	expect_error("x-a\n\nx-foo  Dorp  # typo\n",
+		     "test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	expect_error("x-foo drp\n",
+		     "test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	/* A word nowhere near an action: the name has a space in it. */
+	expect_error("x-foo dropped\n",
+		     "test.list:1: invalid character ' ' in header name \"x-foo dropped\" (a second word, if any, is the action: 'mask' or 'drop')");
+}
+
+static void test_error_duplicate(void **state)
+{
+	(void)state;
+	expect_error("x-foo\nx-bar\nx-foo\n",
+		     "test.list:3: duplicate header name \"x-foo\" (first on line 1)");
+	/* A different action does not make it a different name. */
+	expect_error("x-foo\nx-foo drop\n",
+		     "test.list:2: duplicate header name \"x-foo\" (first on line 1)");
+	/* Duplicates only after folding. */
+	expect_error("X-Foo\nx_foo\n",
+		     "test.list:2: duplicate header name \"x_foo\": same as \"X-Foo\" on line 1 (names are case-insensitive and '_' matches '-')");
+	expect_error("x-a*\nx-b\nX-A* drop\n",
+		     "test.list:3: duplicate header name \"X-A*\": same as \"x-a*\" on line 1 (names are case-insensitive and '_' matches '-')");
+	expect_error_len("X-Foo\nx-FOO\n", 12, 0,
+			 "test.list:2: duplicate header name \"x-FOO\": same as \"X-Foo\" on line 1 (names are case-insensitive)");
+	expect_error("@fold-underscore off\nx_a\nx-a\nX_A\n",
+		     "test.list:4: duplicate header name \"X_A\": same as \"x_a\" on line 2 (names are case-insensitive)");
+	/* Three copies: the second is reported, against the first. */
+	expect_error("a\nb\na\na\n", "test.list:3: duplicate header name \"a\" (first on line 1)");
+	/* Two pairs: the one whose second line comes first. */
+	expect_error("a\nb\nc\nb\na\n", "test.list:4: duplicate header name \"b\" (first on line 2)");
+	expect_error("b\na\na\nb\n", "test.list:3: duplicate header name \"a\" (first on line 2)");
+}
+
+static void test_error_empty_list(void **state)
+{
+	(void)state;
+	expect_error("", "test.list: no header names (the list is empty)");
+	expect_error("# only\n   # comments\n\n\t\n", "test.list: no header names (the list is empty)");
+	expect_error("@fold-underscore off\n", "test.list: no header names (the list is empty)");
+}
+
+static void test_error_star_alone(void **state)
+{
+	(void)state;
+	expect_error("*\n",
+		     "test.list:1: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
+	expect_error("x-a\n  * drop\n",
+		     "test.list:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
+}
+
+static void test_error_directives(void **state)
+{
+	(void)state;
+	expect_error("x-a\n@foo bar\n",
+		     "test.list:2: unknown directive \"@foo\" (known: @fold-underscore on|off)");
+	expect_error("@\n", "test.list:1: unknown directive \"@\" (known: @fold-underscore on|off)");
+	expect_error("@fold-underscore yes\nx-a\n",
+		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"yes\"");
+	expect_error("@fold-underscore\nx-a\n",
+		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"\"");
+	expect_error("@fold-underscore on off\nx-a\n",
+		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"on off\"");
+}
+
+/* ---- files ---- */
+
+static void test_load_missing_and_directory(void **state)
+{
+	struct hs_err err;
+	struct hs_list l;
+
+	(void)state;
+	assert_int_equal(hs_list_load("/nonexistent/hdrstrip-test.list", NULL, &l, &err), -ENOENT);
+	assert_int_equal(err.bad_input, 1);
+	assert_string_equal(err.msg,
+			    "cannot open header list '/nonexistent/hdrstrip-test.list': No such file or directory");
+
+	/* fopen() succeeds on a directory; reading it is what fails. */
+	assert_int_equal(hs_list_load("/", NULL, &l, &err), -EISDIR);
+	assert_int_equal(err.bad_input, 1);
+	assert_string_equal(err.msg, "cannot read header list '/': Is a directory");
+}
+
+static void test_load_file(void **state)
+{
+	char path[] = "/tmp/hdrstrip-unit-XXXXXX", msg[HS_ERR_MSG];
+	static const char good[] = "x-a\nX_B drop\n";
+	static const char bad[] = "x-a\nx bad\n";
+	struct hs_err err;
+	struct hs_list l;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, good, sizeof(good) - 1), sizeof(good) - 1);
+	assert_int_equal(hs_list_load(path, NULL, &l, &err), 0);
+	assert_int_equal(l.n, 2);
+	expect_name(&l, 1, "x-b", "X_B", 0, HS_ACT_DROP, 2);
+	hs_list_free(&l);
+
+	/* Messages name the file as given. */
+	assert_int_equal(ftruncate(fd, 0), 0);
+	assert_int_equal(pwrite(fd, bad, sizeof(bad) - 1, 0), sizeof(bad) - 1);
+	assert_int_equal(hs_list_load(path, NULL, &l, &err), -EINVAL);
+	assert_int_equal(err.bad_input, 1);
+	snprintf(msg, sizeof(msg),
+		 "%s:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')",
+		 path);
+	assert_string_equal(err.msg, msg);
+	close(fd);
+	unlink(path);
+}
+
+/* ---- byte classes ---- */
+
+static void test_byte_classes(void **state)
+{
+	static const char tchar_specials[] = "!#$%&'*+-.^_`|~";
+	int n_tchar = 0, n_name = 0;
+
+	(void)state;
+	for (int c = 0; c < 256; c++) {
+		int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+		int digit = c >= '0' && c <= '9';
+		int tchar = alpha || digit || (c && memchr(tchar_specials, c, sizeof(tchar_specials) - 1));
+		int name = c >= 0x21 && c <= 0x7e && c != ':';
+		int want_on = name ? ref_fold(c, 1) : 0, want_off = name ? ref_fold(c, 0) : 0;
+
+		if (hs_is_tchar(c) != tchar)
+			fail_msg("hs_is_tchar(%#x) = %d", c, hs_is_tchar(c));
+		if (!!hs_is_name_byte(c) != name)
+			fail_msg("hs_is_name_byte(%#x) = %d", c, hs_is_name_byte(c));
+		if (hs_fold_byte(c, 1) != want_on || hs_fold_byte(c, 0) != want_off)
+			fail_msg("hs_fold_byte(%#x) = %#x / %#x, want %#x / %#x", c, hs_fold_byte(c, 1),
+				 hs_fold_byte(c, 0), want_on, want_off);
+		n_tchar += tchar;
+		n_name += name;
+	}
+	/* RFC 9110 5.6.2: 26 + 26 letters, 10 digits, 15 others. */
+	assert_int_equal(n_tchar, 77);
+	assert_int_equal(n_name, 93);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_comments_blanks_actions),
+		cmocka_unit_test(test_prefix_rules_parse),
+		cmocka_unit_test(test_fold_underscore_directive_and_option),
+		cmocka_unit_test(test_non_token_names_warn),
+		cmocka_unit_test(test_name_length_limit),
+		cmocka_unit_test(test_name_count_limit),
+		cmocka_unit_test(test_error_invalid_character),
+		cmocka_unit_test(test_error_nul_byte),
+		cmocka_unit_test(test_error_unknown_action),
+		cmocka_unit_test(test_error_duplicate),
+		cmocka_unit_test(test_error_empty_list),
+		cmocka_unit_test(test_error_star_alone),
+		cmocka_unit_test(test_error_directives),
+		cmocka_unit_test(test_load_missing_and_directory),
+		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_byte_classes),
+	};
+
+	return cmocka_run_group_tests_name("hlist", tests, NULL, NULL);
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Shared test helpers: see testutil.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* ---- reference matcher ---- */
+
+unsigned char ref_fold(unsigned char c, int fold_underscore)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A' + 'a';
+	if (c == '_' && fold_underscore)
+		return '-';
+	return c;
+}
+
+static int ref_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* One line, comment and surrounding white space removed. */
+static void ref_line(struct ref_list *r, const char *s, size_t len, int *fold)
+{
+	size_t i, nlen = 0;
+	const char *w2;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '#' && (i == 0 || ref_space(s[i - 1])))
+			break;
+	len = i;
+	while (len && ref_space(s[len - 1]))
+		len--;
+	while (len && ref_space(*s)) {
+		s++;
+		len--;
+	}
+	if (!len)
+		return;
+	if (*s == '@') {
+		/* Valid lists only: "@fold-underscore on" or "... off". */
+		*fold = !(len >= 3 && !strncmp(s + len - 3, "off", 3));
+		return;
+	}
+	while (nlen < len && !ref_space(s[nlen]))
+		nlen++;
+	if (nlen > HS_MAX_NAME_LEN + 1)
+		fail_msg("reference: line \"%.*s\" is not a valid name", (int)len, s);
+	struct ref_rule *rule = &r->rules[r->n++];
+
+	memset(rule, 0, sizeof(*rule));
+	rule->prefix = nlen > 1 && s[nlen - 1] == '*';
+	rule->len = nlen - rule->prefix;
+	memcpy(rule->name, s, rule->len);
+	w2 = s + nlen;
+	while (w2 < s + len && ref_space(*w2))
+		w2++;
+	rule->action = (s + len - w2 == 4 && !strncasecmp(w2, "drop", 4)) ? HS_ACT_DROP : HS_ACT_MASK;
+}
+
+void ref_parse(struct ref_list *r, const char *text, int fold)
+{
+	size_t pos = 0, len;
+	const char *line;
+	int list_fold = 1;
+
+	r->n = 0;
+	if (!r->rules)
+		r->rules = calloc(HS_MAX_NAMES + 1, sizeof(*r->rules));
+	assert_non_null(r->rules);
+	while (next_line(text, &pos, &line, &len)) {
+		if (r->n > HS_MAX_NAMES)
+			fail_msg("reference: more than %d names", HS_MAX_NAMES);
+		ref_line(r, line, len, &list_fold);
+	}
+	r->fold_underscore = fold >= 0 ? fold : list_fold;
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t j = 0; j < r->rules[i].len; j++)
+			r->rules[i].name[j] = ref_fold(r->rules[i].name[j], r->fold_underscore);
+}
+
+void ref_free(struct ref_list *r)
+{
+	free(r->rules);
+	r->rules = NULL;
+	r->n = 0;
+}
+
+/* Does folded @q start with rule @rr's name (its first @n bytes)? */
+static int ref_starts(const struct ref_list *r, const struct ref_rule *rr, const __u8 *q, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ref_fold(q[i], r->fold_underscore) != (unsigned char)rr->name[i])
+			return 0;
+	return 1;
+}
+
+__u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len)
+{
+	__u32 best = 0;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ref_rule *rr = &r->rules[i];
+
+		if (!rr->prefix && rr->len == len && ref_starts(r, rr, q, len))
+			return i + 1;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ref_rule *rr = &r->rules[i];
+
+		if (rr->prefix && rr->len <= len && rr->len >= best_len && ref_starts(r, rr, q, rr->len)) {
+			best = i + 1;
+			best_len = rr->len;
+		}
+	}
+	return best;
+}
+
+int ref_open(const struct ref_list *r, const __u8 *q, size_t len)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const struct ref_rule *rr = &r->rules[i];
+
+		if (rr->len >= len) {
+			size_t j;
+
+			for (j = 0; j < len; j++)
+				if (ref_fold(q[j], r->fold_underscore) != (unsigned char)rr->name[j])
+					break;
+			if (j == len)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- fixtures ---- */
+
+void fx_build(struct fixture *fx, const char *text, int fold)
+{
+	memset(fx, 0, sizeof(*fx));
+	fx_rebuild(fx, text, fold);
+}
+
+void fx_rebuild(struct fixture *fx, const char *text, int fold)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	int r;
+
+	hs_list_free(&fx->list);
+	hs_list_opts_default(&o);
+	o.fold_underscore = fold;
+	r = hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &fx->list, &err);
+	if (r)
+		fail_msg("hs_list_parse: %d: %s", r, err.msg);
+	if (!fx->trie)
+		fx->trie = malloc(sizeof(*fx->trie));
+	if (!fx->copy)
+		fx->copy = malloc(sizeof(*fx->copy));
+	assert_non_null(fx->trie);
+	assert_non_null(fx->copy);
+	/* Garbage in the block must not matter: hs_compile() zeroes it. */
+	memset(fx->trie, 0xa5, sizeof(*fx->trie));
+	r = hs_compile(&fx->list, fx->trie, &fx->stats, &err);
+	if (r)
+		fail_msg("hs_compile: %d: %s", r, err.msg);
+	memcpy(fx->copy, fx->trie, sizeof(*fx->copy));
+
+	ref_parse(&fx->ref, text, fold);
+	assert_int_equal(fx->list.n, fx->ref.n);
+	assert_int_equal(fx->list.fold_underscore, fx->ref.fold_underscore);
+	for (size_t i = 0; i < fx->ref.n; i++) {
+		const struct hs_name *nm = &fx->list.names[i];
+		const struct ref_rule *rr = &fx->ref.rules[i];
+
+		if (nm->len != rr->len || memcmp(nm->name, rr->name, rr->len) ||
+		    nm->name[nm->len] || nm->prefix != rr->prefix || nm->action != rr->action)
+			fail_msg("name %zu: parser has \"%s\"%s (%u bytes, action %u), the reference \"%.*s\"%s (action %d)",
+				 i, nm->name, nm->prefix ? "*" : "", nm->len, nm->action, (int)rr->len,
+				 rr->name, rr->prefix ? "*" : "", rr->action);
+	}
+}
+
+void fx_free(struct fixture *fx)
+{
+	hs_list_free(&fx->list);
+	ref_free(&fx->ref);
+	free(fx->trie);
+	free(fx->copy);
+	fx->trie = fx->copy = NULL;
+}
+
+__u32 fx_rule(const struct fixture *fx, const char *orig)
+{
+	for (size_t i = 0; i < fx->list.n; i++)
+		if (!strcmp(fx->list.names[i].orig, orig))
+			return i + 1;
+	fail_msg("no rule written \"%s\" in the list", orig);
+	return 0;
+}
+
+static const char *rule_name(const struct fixture *fx, __u32 v)
+{
+	return v ? fx->list.names[v - 1].orig : "(no match)";
+}
+
+void fx_expect(const struct fixture *fx, const char *q, const char *rule_orig)
+{
+	__u32 want = rule_orig ? fx_rule(fx, rule_orig) : 0;
+	__u32 got = check_query(fx->trie, fx->copy, &fx->ref, (const __u8 *)q, strlen(q), "fx_expect");
+
+	if (got != want)
+		fail_msg("\"%s\" matches %s; expected %s", q, rule_name(fx, got),
+			 rule_name(fx, want));
+}
+
+const char *show_query(const __u8 *q, size_t len)
+{
+	static char buf[4 * 256 + 8];
+	size_t o = 0;
+
+	buf[o++] = '"';
+	for (size_t i = 0; i < len && i < 256; i++) {
+		if (q[i] >= 0x20 && q[i] < 0x7f && q[i] != '"' && q[i] != '\\')
+			buf[o++] = q[i];
+		else
+			o += snprintf(buf + o, sizeof(buf) - o, "\\x%02x", q[i]);
+	}
+	buf[o++] = '"';
+	buf[o] = 0;
+	return buf;
+}
+
+__u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const struct ref_list *ref,
+		  const __u8 *q, size_t len, const char *ctx)
+{
+	__u32 *states = malloc((len + 1) * sizeof(*states));
+	__u8 *exact = malloc(len ? len : 1);
+	__u32 want, got;
+	size_t k, i;
+
+	assert_non_null(states);
+	assert_non_null(exact);
+	memcpy(exact, q, len);
+	want = ref_lookup(ref, q, len);
+	got = hs_trie_lookup(t, exact, len);
+	if (got != want)
+		fail_msg("%s: %s: hs_trie_lookup gives rule %u, the reference rule %u (0: none)", ctx,
+			 show_query(q, len), got, want);
+
+	states[0] = HS_TRIE_ROOT;
+	for (k = 0; k < len; k++)
+		states[k + 1] = hs_trie_step(t, states[k], q[k]);
+
+	/* Early rejection must be right: once final, nothing may change. */
+	for (k = 0; k <= len; k++) {
+		__u32 rk;
+
+		if (!hs_trie_final(states[k]))
+			continue;
+		if (ref_open(ref, q, k))
+			fail_msg("%s: %s: state %#x after %zu bytes is final, but a rule's name still starts with those bytes",
+				 ctx, show_query(q, len), states[k], k);
+		rk = hs_trie_result(t, states[k]);
+		if (rk != ref_lookup(ref, q, k))
+			fail_msg("%s: %s: final state %#x after %zu bytes gives rule %u, the reference %u",
+				 ctx, show_query(q, len), states[k], k, rk, ref_lookup(ref, q, k));
+		for (i = k; i < len; i++)
+			if (states[i + 1] != states[k])
+				fail_msg("%s: %s: final state %#x changed to %#x at byte %zu", ctx,
+					 show_query(q, len), states[k], states[i + 1], i);
+		break;
+	}
+
+	/* A name split across segments: save the state after k bytes, resume
+	 * on the copy of the block. */
+	for (k = 0; k <= len; k++) {
+		__u32 saved = states[k], s = saved;
+
+		for (i = k; i < len; i++)
+			s = hs_trie_step(copy, s, q[i]);
+		if (s != states[len] || hs_trie_result(copy, s) != want)
+			fail_msg("%s: %s: stepping split after %zu bytes gives state %#x (rule %u); unsplit %#x, lookup and the reference rule %u",
+				 ctx, show_query(q, len), k, s, hs_trie_result(copy, s), states[len],
+				 want);
+	}
+	free(states);
+	free(exact);
+	return want;
+}
+
+/* ---- randomness ---- */
+
+__u64 test_seed(const char *what)
+{
+	const char *env = getenv("HS_SEED");
+	unsigned long long seed;
+	struct timespec ts;
+
+	if (env && *env) {
+		char *end;
+
+		errno = 0;
+		seed = strtoull(env, &end, 0);
+		if (errno || *end)
+			fail_msg("HS_SEED=\"%s\" is not a number", env);
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = ((unsigned long long)ts.tv_sec * 1000000007ULL) ^ (unsigned long long)ts.tv_nsec ^
+		       ((unsigned long long)getpid() << 32);
+	}
+	print_message("%s: seed %llu (HS_SEED=%llu repeats this run)\n", what, seed, seed);
+	return seed;
+}
+
+/* splitmix64: small, fast, and every seed gives a good stream. */
+__u64 rng_next(struct rng *r)
+{
+	__u64 z = (r->s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+__u32 rng_below(struct rng *r, __u32 n)
+{
+	return (__u32)(((rng_next(r) >> 32) * n) >> 32);
+}
+
+void rng_mix_case(struct rng *r, char *dst, const char *src, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		char c = src[i];
+
+		if (rng_below(r, 2)) {
+			if (c >= 'a' && c <= 'z')
+				c -= 'a' - 'A';
+			else if (c >= 'A' && c <= 'Z')
+				c += 'a' - 'A';
+		}
+		dst[i] = c;
+	}
+}
+
+/* ---- corpus ---- */
+
+#ifndef HS_CORPUS_DIR
+#define HS_CORPUS_DIR "../shared/corpus"
+#endif
+
+const char *corpus_path(const char *name)
+{
+	static char path[4096];
+	const char *dir = getenv("CORPUS");
+
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : HS_CORPUS_DIR, name);
+	return path;
+}
+
+char *corpus_read(const char *name, size_t *len)
+{
+	const char *path = corpus_path(name);
+	size_t cap = 1 << 16, n = 0, got;
+	char *buf = malloc(cap + 1);
+	FILE *f;
+
+	assert_non_null(buf);
+	f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open corpus file %s: %s (set CORPUS to the corpus directory)", path,
+			 strerror(errno));
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			cap *= 2;
+			buf = realloc(buf, cap + 1);
+			assert_non_null(buf);
+		}
+	}
+	assert_false(ferror(f));
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int next_line(const char *text, size_t *pos, const char **line, size_t *len)
+{
+	const char *s = text + *pos, *nl;
+
+	if (!*s)
+		return 0;
+	nl = strchr(s, '\n');
+	*line = s;
+	*len = nl ? (size_t)(nl - s) : strlen(s);
+	*pos += *len + (nl != NULL);
+	return 1;
+}
