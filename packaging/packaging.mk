@@ -1,3 +1,6 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Installation, man page, completion, systemd unit, libhdrstrip.
+include lib/lib.mk
+
 install:
 uninstall:

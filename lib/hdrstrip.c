@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * libhdrstrip: the public API over the CLI's own list parser and trie
+ * compiler (user/hlist.c, user/compile.c, linked into the library as they
+ * are) and the inline trie lookup and scanner the BPF programs run
+ * (include/hdrstrip/trie.h, scan.h). This file only adapts: no matching
+ * or scanning logic lives here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdrstrip/scan.h>
+#include <hdrstrip/trie.h>
+
+#include "compile.h"
+#include "hdrstrip.h"
+#include "hlist.h"
+
+/* Everything else is hidden: the shared object exports these only. */
+#define HS_API __attribute__((visibility("default")))
+
+_Static_assert(HS_MASK_MAX_BYTES == HS_MAX_BUF, "the public limit is the scanner's");
+_Static_assert((int)HS_ACTION_MASK == HS_ACT_MASK && (int)HS_ACTION_DROP == HS_ACT_DROP,
+	       "public actions are the trie's");
+_Static_assert(HS_ERROR_MSG_MAX >= HS_ERR_MSG, "room for every parser message");
+
+struct hs_matcher {
+	struct hs_list list; /* rule i + 1 is list.names[i] */
+	struct hs_trie *trie;
+};
+
+/* The parser's warning callback has no context argument: route it through
+ * a per-thread pointer, set only while one compile runs. */
+static __thread const struct hs_compile_opts *warn_opts;
+
+static void warn_tramp(const char *msg)
+{
+	if (warn_opts && warn_opts->warn)
+		warn_opts->warn(msg, warn_opts->warn_ctx);
+}
+
+static void set_error(struct hs_error *err, int code, const struct hs_err *e)
+{
+	if (!err)
+		return;
+	err->code = code;
+	err->bad_input = e->bad_input;
+	snprintf(err->msg, sizeof(err->msg), "%s", e->msg);
+}
+
+static void set_oom(struct hs_error *err)
+{
+	if (!err)
+		return;
+	err->code = -ENOMEM;
+	err->bad_input = 0;
+	snprintf(err->msg, sizeof(err->msg), "out of memory");
+}
+
+/* Parse @text (or, when NULL, the file @name), then compile. */
+static hs_matcher *build(const struct hs_compile_opts *opts, struct hs_error *err,
+			 const char *text, size_t len, const char *name)
+{
+	struct hs_list_opts lo;
+	struct hs_matcher *m;
+	struct hs_err e = { 0 };
+	int r;
+
+	if (err) {
+		err->code = 0;
+		err->bad_input = 0;
+		err->msg[0] = 0;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		set_oom(err);
+		return NULL;
+	}
+	hs_list_opts_default(&lo);
+	if (opts) {
+		lo.fold_underscore = opts->fold_underscore < 0 ? -1 : !!opts->fold_underscore;
+		lo.warn = opts->warn ? warn_tramp : NULL;
+	}
+	warn_opts = opts;
+	if (text)
+		r = hs_list_parse(text, len, name, &lo, &m->list, &e);
+	else
+		r = hs_list_load(name, &lo, &m->list, &e);
+	warn_opts = NULL;
+	if (r) {
+		set_error(err, r, &e);
+		free(m);
+		return NULL;
+	}
+	m->trie = calloc(1, sizeof(*m->trie));
+	if (!m->trie) {
+		set_oom(err);
+		hs_free(m);
+		return NULL;
+	}
+	r = hs_compile(&m->list, m->trie, NULL, &e);
+	if (r) {
+		/* The compiler's messages do not name the list: add it. */
+		struct hs_err named = { .bad_input = e.bad_input };
+
+		snprintf(named.msg, sizeof(named.msg), "%s: %.*s", name, 400, e.msg);
+		set_error(err, r, &named);
+		hs_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+HS_API hs_matcher *hs_compile_text(const char *text, size_t len, const char *name,
+				   const struct hs_compile_opts *opts, struct hs_error *err)
+{
+	if (!text && len) {
+		struct hs_err e = { .bad_input = 1, .msg = "no text to compile" };
+
+		set_error(err, -EINVAL, &e);
+		return NULL;
+	}
+	return build(opts, err, text ? text : "", len, name ? name : "<text>");
+}
+
+HS_API hs_matcher *hs_compile_file(const char *path, const struct hs_compile_opts *opts,
+				   struct hs_error *err)
+{
+	if (!path) {
+		struct hs_err e = { .bad_input = 1, .msg = "no header list file given" };
+
+		set_error(err, -EINVAL, &e);
+		return NULL;
+	}
+	return build(opts, err, NULL, 0, path);
+}
+
+HS_API void hs_free(hs_matcher *m)
+{
+	if (!m)
+		return;
+	hs_list_free(&m->list);
+	free(m->trie);
+	free(m);
+}
+
+HS_API unsigned int hs_rule_count(const hs_matcher *m)
+{
+	return m ? (unsigned int)m->list.n : 0;
+}
+
+HS_API int hs_rule_get(const hs_matcher *m, unsigned int id, struct hs_rule_info *info)
+{
+	const struct hs_name *nm;
+
+	if (!m || !info || id < 1 || id > m->list.n)
+		return -EINVAL;
+	nm = &m->list.names[id - 1];
+	info->id = id;
+	info->action = nm->action == HS_ACT_DROP ? HS_ACTION_DROP : HS_ACTION_MASK;
+	info->prefix = nm->prefix;
+	info->line = nm->line;
+	info->name = nm->orig;
+	return 0;
+}
+
+HS_API unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
+			      struct hs_rule_info *info)
+{
+	__u32 rule;
+
+	if (!m || (!name && len))
+		return 0;
+	/* The trie's lookup takes a 32-bit length; no name in a list is longer
+	 * than HS_MAX_NAME_LEN, so a longer one can only match a prefix rule,
+	 * and its first bytes decide that. */
+	if (len > 0xffff)
+		len = 0xffff;
+	rule = hs_trie_lookup(m->trie, (const __u8 *)name, (__u32)len);
+	if (rule && info)
+		hs_rule_get(m, rule, info);
+	return rule;
+}
+
+/* The first request's header block has ended (the scanner is then back
+ * before a request line, or past the last block). */
+static int block_over(const struct hs_scan *s)
+{
+	return s->phase == HS_PH_BODY || (s->requests && s->phase == HS_PH_REQ_LEAD);
+}
+
+HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs_mask_result *res)
+{
+	struct hs_mask_result local;
+	struct hs_scan s;
+	__u8 *data = (__u8 *)buf;
+	__u32 end = len > HS_MAX_BUF ? HS_MAX_BUF : (__u32)len;
+	int r;
+
+	if (!res)
+		res = &local;
+	memset(res, 0, sizeof(*res));
+	if (!m || (!buf && len))
+		return -EINVAL;
+	hs_scan_init(&s, 0, end, 0);
+	/* Run the kernel's step function until it is done or this request's
+	 * header block is over: the scanner goes on to look for a pipelined
+	 * request there, but the caller frames the body and calls again for
+	 * the next request, at res->end. */
+	do
+		r = hs_scan_step(&s, m->trie, data, data + end);
+	while (r != HS_STEP_DONE && !block_over(&s));
+
+	res->scanned = s.pos;
+	res->requests = s.requests;
+	res->headers_seen = s.seen;
+	res->headers_matched = s.matched;
+	res->headers_masked = s.masked;
+	if (s.phase == HS_PH_DROPPED) {
+		res->status = HS_MASK_DROP;
+		res->drop_rule = s.rule;
+	} else if (s.phase == HS_PH_NOT_HTTP) {
+		res->status = HS_MASK_NOT_HTTP;
+	} else if (block_over(&s)) {
+		res->status = HS_MASK_DONE;
+		res->end = s.pos;
+	} else {
+		res->status = HS_MASK_INCOMPLETE;
+	}
+	return res->status;
+}

@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# libhdrstrip: the list parser, trie compiler, trie lookup and HTTP scanner
+# of the CLI and the BPF programs, as a static and a shared library for
+# user-space proxies (lib/hdrstrip.h), with a pkg-config file and an
+# example program. Built from the same sources: user/hlist.c and
+# user/compile.c are compiled again here with -fPIC.
+#
+#   make lib        build/lib/libhdrstrip.{a,so*}, hdrstrip.pc, hdrstrip-mask
+#   make test-lib   the cmocka tests in tests/lib/
+LIB_DIR := $(OUTPUT)/lib
+LIB_SONAME_MAJOR := 0
+LIB_SONAME := libhdrstrip.so.$(LIB_SONAME_MAJOR)
+LIB_SO := $(LIB_DIR)/libhdrstrip.so.$(VERSION)
+LIB_A := $(LIB_DIR)/libhdrstrip.a
+LIB_PC := $(LIB_DIR)/hdrstrip.pc
+LIB_EXAMPLE := $(LIB_DIR)/hdrstrip-mask
+LIB_SRCS := lib/hdrstrip.c $(PURE_SRCS)
+LIB_OBJS := $(addprefix $(LIB_DIR)/,$(notdir $(LIB_SRCS:.c=.o)))
+LIB_HDRS := lib/hdrstrip.h $(SHARED_HDRS) user/hlist.h user/compile.h
+# Only the functions marked HS_API are exported; everything else is hidden
+# in the shared object and made local in the archive.
+LIB_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Iuser -Ilib -fPIC -fvisibility=hidden
+
+# Install locations (see packaging/packaging.mk).
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+.PHONY: lib test-lib
+
+lib: $(LIB_A) $(LIB_SO) $(LIB_PC) $(LIB_EXAMPLE)
+all: lib
+
+$(LIB_DIR):
+	$(Q)mkdir -p $@
+
+$(LIB_DIR)/%.o: lib/%.c $(LIB_HDRS) | $(LIB_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(LIB_DIR)/%.o: user/%.c $(LIB_HDRS) | $(LIB_DIR)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+# One relocatable object with the hidden symbols made local, so a program
+# linking the archive sees the public names only.
+$(LIB_A): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(CC) -r -nostdlib $^ -o $(LIB_DIR)/libhdrstrip-all.o
+	$(Q)objcopy --localize-hidden $(LIB_DIR)/libhdrstrip-all.o
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(LIB_DIR)/libhdrstrip-all.o
+
+$(LIB_SO): $(LIB_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
+		$^ -o $@
+	$(Q)ln -sf $(notdir $@) $(LIB_DIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(LIB_DIR)/libhdrstrip.so
+
+$(LIB_PC): lib/hdrstrip.pc.in Makefile | $(LIB_DIR)
+	$(call msg,GEN,$@)
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# The example links the archive, so it runs from the build tree.
+$(LIB_EXAMPLE): lib/example.c lib/hdrstrip.h $(LIB_A)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Ilib $< $(LIB_A) -o $@
+
+# The tests compile the library's sources with the sanitizers (the archive
+# is built without them) and allocate every buffer to its exact length, so
+# a read past a request's last byte is caught.
+LIB_TEST := $(OUTPUT)/tests/test_lib
+LIB_TEST_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(LIB_TEST): tests/lib/test_lib.c $(LIB_SRCS) $(LIB_HDRS) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Iuser -Ilib $(LIB_TEST_SANITIZE) \
+		-DHS_CORPUS_DIR='"$(CORPUS)"' $< $(LIB_SRCS) -lcmocka -o $@
+
+test-lib: $(LIB_TEST) $(LIB_EXAMPLE)
+	$(Q)CORPUS='$(CORPUS)' $(LIB_TEST)
+	$(Q)LIB_EXAMPLE='$(abspath $(LIB_EXAMPLE))' CORPUS='$(CORPUS)' tests/lib/test_example.sh
