@@ -105,6 +105,17 @@ assert_no_match() { # TEXT REGEX WHAT
 	log "ok: $3"
 }
 
+# known_issue ID MESSAGE: a check failed. When ID is listed in
+# tests/e2e/known-issues (a bug reported and not fixed yet), say so and go
+# on; otherwise fail. run.sh lists the known issues seen in its summary.
+known_issue() {
+	if grep -q "^$1[[:space:]]" "$E2E_DIR/known-issues" 2>/dev/null; then
+		printf '[%s] KNOWN ISSUE %s: %s\n' "$E2E_NAME" "$1" "$2"
+	else
+		fail "$2"
+	fi
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
 }
@@ -413,6 +424,10 @@ assert_clean() {
 	assert_no_match "$out" 'clsact|ingress' "no clsact qdisc on $dev (tc qdisc show)"
 	out=$(nsenter --net="/run/netns/$ns" bpftool net show dev "$dev")
 	assert_no_match "$out" 'hdrstrip|id [0-9]+' "no BPF program on $dev (bpftool net)"
+	if [ -d "$BPFFS_ROOT/$dev" ] && [ -z "$(ls -A "$BPFFS_ROOT/$dev")" ]; then
+		known_issue empty-pin-dir "an empty $BPFFS_ROOT/$dev is left behind"
+		rmdir "$BPFFS_ROOT/$dev"
+	fi
 	[ ! -e "$BPFFS_ROOT/$dev" ] || fail "pins left in $BPFFS_ROOT/$dev: $(ls "$BPFFS_ROOT/$dev")"
 	log "ok: no pins in $BPFFS_ROOT/$dev"
 }

@@ -3,6 +3,7 @@
 # Run every end-to-end test (tests/e2e/test_*.sh, or the ones named on the
 # command line); print PASS, FAIL or SKIP for each and a summary. Exit status
 # 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it.
+# A failing test's last lines are shown; E2E_VERBOSE=1 shows every step.
 set -uo pipefail
 
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -14,13 +15,20 @@ else
 	tests=("$dir"/test_*.sh)
 fi
 
+logdir=$(mktemp -d /tmp/hdrstrip-e2e-run.XXXXXX)
+trap 'rm -rf "$logdir"' EXIT
 pass=0 failed=() skipped=()
 start=$(date +%s)
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	t0=$(date +%s)
-	bash "$t"
-	rc=$?
+	if [ -n "${E2E_VERBOSE:-}" ]; then
+		bash "$t" 2>&1 | tee "$logdir/$name.log"
+		rc=${PIPESTATUS[0]}
+	else
+		bash "$t" >"$logdir/$name.log" 2>&1
+		rc=$?
+	fi
 	secs=$(($(date +%s) - t0))
 	case $rc in
 	0)
@@ -29,10 +37,11 @@ for t in "${tests[@]}"; do
 		;;
 	"$SKIP")
 		skipped+=("$name")
-		printf '%-4s %s\n' SKIP "$name"
+		printf '%-4s %s: %s\n' SKIP "$name" "$(grep -h 'SKIP:' "$logdir/$name.log" | sed 's/.*SKIP: //')"
 		;;
 	*)
 		failed+=("$name")
+		[ -n "${E2E_VERBOSE:-}" ] || tail -n 60 "$logdir/$name.log" | sed 's/^/  /'
 		printf '%-4s %s (exit %d, %ds)\n' FAIL "$name" "$rc" "$secs"
 		;;
 	esac
@@ -42,6 +51,10 @@ printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}
 	"${#skipped[@]}" "$(($(date +%s) - start))"
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
 [ ${#skipped[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped[*]}"
+if grep -h 'KNOWN ISSUE' "$logdir"/*.log >"$logdir/known" 2>/dev/null; then
+	printf 'known issues seen (tests/e2e/known-issues):\n'
+	sed -E 's/^\[([^]]*)\] KNOWN ISSUE ([^:]*):.*/  \2 (\1)/' "$logdir/known" | sort | uniq -c
+fi
 left=$(ip netns list 2>/dev/null | grep -c '^hse2e-' || true)
 if [ "$left" -ne 0 ]; then
 	printf 'e2e: %d test namespaces were left behind\n' "$left"
