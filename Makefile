@@ -34,7 +34,7 @@ LIBS := -lbpf -lxdp -lelf -lz
 SHARED_HDRS := $(wildcard include/hdrstrip/*.h)
 PURE_SRCS := user/hlist.c user/compile.c
 CLI_SRCS := user/main.c user/cmd_compile.c user/cmd_attach.c user/cmd_status.c \
-	user/loader.c user/hooks.c user/apply.c user/slots.c $(PURE_SRCS)
+	user/loader.c user/hooks.c user/apply.c user/slots.c user/vlog.c $(PURE_SRCS)
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
 
 BPF_SRCS := bpf/hdrstrip.bpf.c

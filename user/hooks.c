@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "hdrstrip.skel.h"
 #include "loader.h"
+#include "vlog.h"
 
 /* Open the skeleton with every shared map bound to its pin under
  * @d->pin_dir, and only program @keep (NULL: none) set to load. */
@@ -139,6 +140,7 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used
 	*mode_used = 0;
 	if (!skel)
 		return -errno;
+	vlog_begin();
 	if (o->hook == HOOK_XDP) {
 		r = xdp_attach(d, skel, o->xdp_mode, mode_used, legacy);
 	} else {
@@ -146,6 +148,8 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used
 		if (!r)
 			r = tc_attach(d, o->hook, prog, qdisc_created);
 	}
+	/* A rejected program: save the verifier's log and show its end. */
+	vlog_end(r != 0, d->name, hook_names[o->hook], g_opts.verbose > 0);
 	/* The attachment holds the program and its maps; our references go. */
 	hdrstrip__destroy(skel);
 	return r;

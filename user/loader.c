@@ -24,6 +24,7 @@
 
 #include "cli.h"
 #include "loader.h"
+#include "vlog.h"
 
 const char *const hook_names[HOOK_MAX] = { "xdp", "tc-ingress", "tc-egress" };
 
@@ -48,6 +49,8 @@ const char *errstr(int err)
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	if (level != LIBBPF_DEBUG)
+		vlog_feed(fmt, ap); /* kept while a hook attaches: a verifier log */
 	if (level == LIBBPF_DEBUG && g_opts.verbose < 2)
 		return 0;
 	if (!g_opts.verbose)
@@ -57,6 +60,8 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 
 static int print_libxdp(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
+	if (level != LIBXDP_DEBUG)
+		vlog_feed(fmt, ap);
 	if (level == LIBXDP_DEBUG && g_opts.verbose < 2)
 		return 0;
 	if (!g_opts.verbose)

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# The verifier-log capture (user/vlog.c) on a program the verifier rejects,
+# loaded through the CLI's libbpf print callback (user/loader.c).
+VLOG_TEST := $(OUTPUT)/tests/test_vlog
+VLOG_BAD := $(OUTPUT)/tests/bad.bpf.o
+
+.PHONY: test-vlog
+
+$(VLOG_BAD): tests/vlog/bad.bpf.c | $(OUTPUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(VLOG_TEST): tests/vlog/test_vlog.c user/vlog.c user/vlog.h user/loader.c user/loader.h \
+		user/cli.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) -DBAD_OBJ='"$(abspath $(VLOG_BAD))"' \
+		-DGOOD_OBJ='"$(abspath $(BPF_OBJ))"' $< user/vlog.c user/loader.c \
+		-lcmocka $(LIBS) -o $@
+
+test-vlog: $(VLOG_TEST) $(VLOG_BAD) $(BPF_OBJ)
+	$(Q)$(VLOG_TEST)
