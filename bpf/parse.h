@@ -145,8 +145,19 @@ static __always_inline int parse_ipv6(struct cursor *c, __u32 *l4_end)
 			return next;
 		}
 	}
-	/* A longer chain than we follow: we cannot tell what it carries. */
-	return -PARSE_TRUNC;
+	/* The header after the last one we follow. */
+	switch (next) {
+	case IPPROTO_HOPOPTS:
+	case IPPROTO_ROUTING:
+	case IPPROTO_DSTOPTS:
+	case IPPROTO_AH:
+		/* A longer chain than we follow: we cannot tell what it carries. */
+		return -PARSE_TRUNC;
+	case IPPROTO_FRAGMENT:
+		return -PARSE_FRAG;
+	default:
+		return next;
+	}
 }
 
 /* TCP header and options. */

@@ -19,6 +19,10 @@
  * The header block ends only where every such parser agrees it ends: an
  * empty line terminated by LF whose previous line end had an LF too. Where
  * parsers disagree, scanning goes on: masking more is safe, less is not.
+ * A pipelined request may follow in the same buffer, and a server reads it
+ * as soon as the block before it ends: bytes after a block that start a
+ * request line are scanned as the next request; the first bytes that do
+ * not are a body, and the scan stops there.
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
@@ -48,7 +52,7 @@ enum hs_phase {
 	HS_PH_SKIP, /* rest of a line that is kept */
 	HS_PH_MASK, /* rest of a line that is rewritten */
 	HS_PH_CR, /* after a CR: an LF here is part of the same line end */
-	HS_PH_BODY, /* the header block is over */
+	HS_PH_BODY, /* the last header block is over and no request follows it */
 	HS_PH_NOT_HTTP, /* the payload does not start with a request */
 	HS_PH_DROPPED, /* a drop rule matched */
 	HS_PH_MAX
@@ -280,6 +284,16 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 	return HS_STEP_MATCH;
 }
 
+/* The header block ended with the line end at @pos: look for a pipelined
+ * request after it, as for the first one. */
+HS_INLINE int hs_end_block(struct hs_scan *s, __u32 pos)
+{
+	s->phase = HS_PH_REQ_LEAD;
+	s->flags = 0;
+	s->pos = hs_off(pos + 1);
+	return HS_STEP_MORE;
+}
+
 /* Request line, one byte. */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 {
@@ -354,7 +368,8 @@ done:
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;
 not_http:
-	s->phase = HS_PH_NOT_HTTP;
+	/* After a complete request, bytes that start no other are its body. */
+	s->phase = s->requests ? HS_PH_BODY : HS_PH_NOT_HTTP;
 	return HS_STEP_DONE;
 }
 
@@ -364,11 +379,8 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 	if (b == '\n') {
 		/* An empty line: the end of the block if the line end before it
 		 * had an LF too; otherwise some parser still reads fields. */
-		if (s->flags & HS_SF_PREV_LF) {
-			s->phase = HS_PH_BODY;
-			s->pos = hs_off(pos + 1);
-			return HS_STEP_DONE;
-		}
+		if (s->flags & HS_SF_PREV_LF)
+			return hs_end_block(s, pos);
 		s->flags |= HS_SF_PREV_LF;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
@@ -483,11 +495,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_CR:
 		if (b == '\n') {
-			if ((s->flags & HS_SF_EMPTY) && (s->flags & HS_SF_PREV_LF)) {
-				s->phase = HS_PH_BODY;
-				s->pos = hs_off(pos + 1);
-				return HS_STEP_DONE;
-			}
+			if ((s->flags & HS_SF_EMPTY) && (s->flags & HS_SF_PREV_LF))
+				return hs_end_block(s, pos);
 			s->flags = (s->flags & ~HS_SF_EMPTY) | HS_SF_PREV_LF;
 			s->phase = HS_PH_LINE_START;
 			s->pos = hs_off(pos + 1);
