@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Fixture tables: {what, packet, verdict, output, counter deltas, hits}.
+ * Expected outputs are written out by hand from the documented masking
+ * rules; the reference stripper is checked against them as well.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "pkttest.h"
+
+const char pt_fixture_list[] = "# the fixtures' list: a rule's index is its hit slot (R_*)\n"
+			       "x-internal-auth\n"
+			       "x-internal-trace\n"
+			       "x-secret drop\n"
+			       "x-edge-*\n"
+			       "x-edge-id\n"
+			       "cdn-trace-id\n"
+			       "x-a\n"
+			       "x-proxy_hop-count\n";
+
+#define RL "GET /index.html HTTP/1.1\r\n"
+#define HOST "Host: example.com\r\n"
+/* "X-Internal-Auth: s3cret": a 15-byte name, so the whole filler name. */
+#define AUTH_M "x-hdrstrip: xxxxxxxxxxx\r\n"
+/* "X-Internal-Auth: a" */
+#define AUTH_A "X-Internal-Auth: a\r\n"
+#define AUTH_A_M "x-hdrstrip: xxxxxx\r\n"
+
+#define MASKED_AUTH(line)                                                                 \
+	IN(RL HOST line "\r\n\r\n"), OUT(RL HOST AUTH_M "\r\n"), .delta = { HTTP(2, 1, 1) },   \
+	.hits = {[R_AUTH] = 1 }
+
+#define NOT_HTTP .delta = { .inspected = 1, .non_http = 1 }
+
+const struct pt_case pt_http_cases[] = {
+	{ "no internal header: output byte-identical",
+	  IN(RL HOST "Accept: */*\r\nUser-Agent: t/1\r\n\r\n"), .delta = { HTTP(3, 0, 0) } },
+	{ "lower case", MASKED_AUTH("x-internal-auth: s3cret") },
+	{ "upper case", MASKED_AUTH("X-INTERNAL-AUTH: s3cret") },
+	{ "capitalised", MASKED_AUTH("X-Internal-Auth: s3cret") },
+	{ "alternating case", MASKED_AUTH("x-InTeRnAl-AuTh: s3cret") },
+	{ "'_' for every '-'", MASKED_AUTH("X_Internal_Auth: s3cret") },
+	{ "'_' for one '-', upper case", MASKED_AUTH("X-INTERNAL_AUTH: s3cret") },
+	{ "list name written with '_', request with '-'",
+	  IN(RL HOST "X-Proxy-Hop-Count: 3\r\n\r\n"), OUT(RL HOST "x-hdrstrip: xxxxxxxx\r\n\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_HOPCOUNT] = 1 } },
+	{ "list name written with '_', request with '_'",
+	  IN(RL HOST "x_proxy_hop_count: 3\r\n\r\n"), OUT(RL HOST "x-hdrstrip: xxxxxxxx\r\n\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_HOPCOUNT] = 1 } },
+	{ "prefix rule", IN(RL HOST "X-Edge-Foo: bar\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstrip: xxx\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_EDGE_PFX] = 1 } },
+	{ "prefix rule, upper case and '_'", IN(RL HOST "X_EDGE_FOO: bar\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstrip: xxx\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_EDGE_PFX] = 1 } },
+	{ "prefix rule matching the bare prefix", IN(RL HOST "x-edge-: 1\r\n\r\n"),
+	  OUT(RL HOST "x-hdrst: x\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_EDGE_PFX] = 1 } },
+	{ "prefix rule, long name", IN(RL HOST "X-Edge-Very-Long-Name-Here: v\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstrip: xxxxxxxxxxxxxxxxx\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_EDGE_PFX] = 1 } },
+	{ "exact rule under a prefix rule wins", IN(RL HOST "X-Edge-Id: 9\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstri: x\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_EDGE_ID] = 1 } },
+	{ "near misses stay",
+	  IN(RL HOST "X-Edge: 1\r\nX-Internal-Aut: 2\r\nX-Internal-Auth2: 3\r\n"
+		     "XX-Internal-Auth: 4\r\nX-Ab: 5\r\nX-Internal-Auth-: 6\r\n\r\n"),
+	  .delta = { HTTP(7, 0, 0) } },
+	{ "short name: the filler name is cut", IN(RL HOST "X-A: 1\r\n\r\n"),
+	  OUT(RL HOST "x-h: x\r\n\r\n"), .delta = { HTTP(2, 1, 1) }, .hits = {[R_XA] = 1 } },
+	{ "short name, nothing after the colon", IN(RL HOST "X-A:\r\n\r\n"),
+	  OUT(RL HOST "x-h:\r\n\r\n"), .delta = { HTTP(2, 1, 1) }, .hits = {[R_XA] = 1 } },
+	{ "several internal headers",
+	  IN(RL HOST AUTH_A "Accept: b\r\nX-Internal-Trace: t\r\ncdn-trace-id: 7\r\n\r\n"),
+	  OUT(RL HOST AUTH_A_M "Accept: b\r\nx-hdrstrip: xxxxxxx\r\nx-hdrstrip: xxx\r\n\r\n"),
+	  .delta = { HTTP(5, 3, 3) }, .hits = {[R_AUTH] = 1, [R_TRACE] = 1, [R_CDN_TRACE] = 1 } },
+	{ "the same header twice", IN(RL AUTH_A HOST AUTH_A "\r\n"),
+	  OUT(RL AUTH_A_M HOST AUTH_A_M "\r\n"), .delta = { HTTP(3, 2, 2) },
+	  .hits = {[R_AUTH] = 2 } },
+	{ "internal header first", IN(RL AUTH_A HOST "\r\n"), OUT(RL AUTH_A_M HOST "\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "internal header last", IN(RL HOST "Accept: b\r\n" AUTH_A "\r\n"),
+	  OUT(RL HOST "Accept: b\r\n" AUTH_A_M "\r\n"), .delta = { HTTP(3, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "bare LF line ends", IN("GET / HTTP/1.1\nHost: h\nX-Internal-Auth: a\nAccept: b\n\n"),
+	  OUT("GET / HTTP/1.1\nHost: h\nx-hdrstrip: xxxxxx\nAccept: b\n\n"),
+	  .delta = { HTTP(3, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "bare LF: the block ends, what follows is not looked at",
+	  IN("GET / HTTP/1.1\nHost: h\n\nX-Internal-Auth: a\n"), .delta = { HTTP(1, 0, 0) } },
+	{ "bare CR line ends", IN("GET / HTTP/1.1\rHost: h\rX-Internal-Auth: a\rAccept: b\r\r"),
+	  OUT("GET / HTTP/1.1\rHost: h\rx-hdrstrip: xxxxxx\rAccept: b\r\r"),
+	  .delta = { HTTP(3, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "mixed line ends",
+	  IN("GET / HTTP/1.1\r\nHost: h\rX-Internal-Auth: a\nAccept: b\r\n\r\n"),
+	  OUT("GET / HTTP/1.1\r\nHost: h\rx-hdrstrip: xxxxxx\nAccept: b\r\n\r\n"),
+	  .delta = { HTTP(3, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "an empty line ended by a bare CR does not end the block",
+	  IN(RL HOST "\r" AUTH_A "\r\n"), OUT(RL HOST "\r" AUTH_A_M "\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "CR CR LF after a field does not end the block",
+	  IN(RL HOST "\r\r\n" AUTH_A "\r\n"), OUT(RL HOST "\r\r\n" AUTH_A_M "\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "junk inside a name: no match",
+	  IN(RL HOST "X-Internal\x0b-Auth: a\r\nX-Internal-Auth x: b\r\n\r\n"),
+	  .delta = { HTTP(3, 0, 0) } },
+	{ "junk on both sides of a name", IN(RL HOST "\x0b X-Internal-Auth \x85\t: a\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstrip: xxxxxxxxxxx\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "obs-fold: continuation lines share the masked field's fate",
+	  IN(RL HOST AUTH_A "  b c\r\n\td\r\nAccept: x\r\n\r\n"),
+	  OUT(RL HOST AUTH_A_M "  xxx\r\n\tx\r\nAccept: x\r\n\r\n"), .delta = { HTTP(3, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "obs-fold: a continuation line is also checked on its own",
+	  IN(RL HOST "Accept: a\r\n X-Internal-Auth: b\r\n\tc\r\n\r\n"),
+	  OUT(RL HOST "Accept: a\r\n x-hdrstrip: xxxxxx\r\n\tx\r\n\r\n"),
+	  .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "obs-fold: a benign continuation stays", IN(RL HOST "Accept: a\r\n b\r\n\r\n"),
+	  .delta = { HTTP(2, 0, 0) } },
+	{ "obs-fold across an empty line that does not end the block",
+	  IN(RL HOST "X-Internal-Auth: a\r\r\n b\r\n\r\n"),
+	  OUT(RL HOST "x-hdrstrip: xxxxxx\r\r\n x\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "field line with a leading space, first in the block",
+	  IN(RL " X-Internal-Auth: b\r\n" HOST "\r\n"), OUT(RL " x-hdrstrip: xxxxxx\r\n" HOST "\r\n"),
+	  .delta = { HTTP(1, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "field line with leading tab and spaces", IN(RL "\t  X-Internal-Auth: b\r\n" HOST "\r\n"),
+	  OUT(RL "\t  x-hdrstrip: xxxxxx\r\n" HOST "\r\n"), .delta = { HTTP(1, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "value cut by the packet end", IN(RL HOST "X-Internal-Auth: sec"),
+	  OUT(RL HOST "x-hdrstrip: xxxxxxxx"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "cut right after the colon", IN(RL HOST "X-Internal-Auth:"),
+	  OUT(RL HOST "x-hdrstrip: xxxx"), .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "cut after the CR of a masked line", IN(RL HOST "X-Internal-Auth: a\r"),
+	  OUT(RL HOST "x-hdrstrip: xxxxxx\r"), .delta = { HTTP(2, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "name cut by the packet end: no match", IN(RL HOST "X-Internal-Au"),
+	  .delta = { HTTP(2, 0, 0) } },
+	{ "a line without a colon is not a field", IN(RL HOST "garbage line\r\n" AUTH_A "\r\n"),
+	  OUT(RL HOST "garbage line\r\n" AUTH_A_M "\r\n"), .delta = { HTTP(3, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "a line that starts with a colon", IN(RL HOST ":x\r\n" AUTH_A "\r\n"),
+	  OUT(RL HOST ":x\r\n" AUTH_A_M "\r\n"), .delta = { HTTP(3, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "HTTP/0.9 request line", IN("GET /\r\n" AUTH_A "\r\n"), OUT("GET /\r\n" AUTH_A_M "\r\n"),
+	  .delta = { HTTP(1, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "empty lines before the request line", IN("\r\n\n" RL AUTH_A "\r\n"),
+	  OUT("\r\n\n" RL AUTH_A_M "\r\n"), .delta = { HTTP(1, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "request line split by junk bytes", IN("GET\x0b/\x1f\x1cHTTP/1.1\xa0\r\n" AUTH_A "\r\n"),
+	  OUT("GET\x0b/\x1f\x1cHTTP/1.1\xa0\r\n" AUTH_A_M "\r\n"), .delta = { HTTP(1, 1, 1) },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "32-byte method", IN("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 / HTTP/1.1\r\n" AUTH_A "\r\n"),
+	  OUT("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 / HTTP/1.1\r\n" AUTH_A_M "\r\n"),
+	  .delta = { HTTP(1, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "33-byte method: not HTTP",
+	  IN("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 / HTTP/1.1\r\n" AUTH_A "\r\n"), NOT_HTTP },
+	{ "bad version: not HTTP", IN("GET / HTTX/1.1\r\n" AUTH_A "\r\n"), NOT_HTTP },
+	{ "a method alone: not HTTP", IN("GET\r\n" AUTH_A "\r\n"), NOT_HTTP },
+	{ "TLS record on port 80: not HTTP", IN("\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\x00"),
+	  NOT_HTTP },
+	{ "SSH banner on port 80: not HTTP", IN("SSH-2.0-OpenSSH_9.6\r\n"), NOT_HTTP },
+	{ "a response on port 80: not HTTP", IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), NOT_HTTP },
+	{ "a response from port 80: port not inspected", .spec = { .sport = 80, .dport = 40000 },
+	  IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), .delta = { 0 } },
+	{ "a request to port 8080: port not inspected", .spec = { .dport = 8080 },
+	  IN(RL AUTH_A "\r\n"), .delta = { 0 } },
+	{ "no payload", IN(""), .delta = { 0 } },
+	{ "Ethernet padding after the datagram", .spec = { .trailer = 20 },
+	  IN(RL "X-A: 1\r\n\r\n"), OUT(RL "x-h: x\r\n\r\n"), .delta = { HTTP(1, 1, 1) },
+	  .hits = {[R_XA] = 1 } },
+	{ "drop rule", IN(RL HOST "X-Secret: 1\r\n\r\n"), .verdict = PV_DROP,
+	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
+		     .packets_dropped = 1 },
+	  .hits = {[R_SECRET] = 1 } },
+	{ "drop rule after a masked field", IN(RL AUTH_A "x_SECRET: 1\r\n\r\n"), .verdict = PV_DROP,
+	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 2,
+		     .headers_masked = 1, .packets_dropped = 1 },
+	  .hits = {[R_AUTH] = 1, [R_SECRET] = 1 } },
+	{ "drop rule with junk before the colon", IN(RL "X-Secret\xa0\x1f: 1\r\n\r\n"),
+	  .verdict = PV_DROP,
+	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 1, .headers_matched = 1,
+		     .packets_dropped = 1 },
+	  .hits = {[R_SECRET] = 1 } },
+	{ "drop rule as the continuation of a benign field", IN(RL "Accept: a\r\n X-Secret: 1\r\n\r\n"),
+	  .verdict = PV_DROP,
+	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 1, .headers_matched = 1,
+		     .packets_dropped = 1 },
+	  .hits = {[R_SECRET] = 1 } },
+	{ "drop-rule name inside a masked field's continuation: masked",
+	  IN(RL AUTH_A " X-Secret: 1\r\n\r\n"), OUT(RL AUTH_A_M " xxxxxxxxxxx\r\n\r\n"),
+	  .delta = { HTTP(1, 1, 1) }, .hits = {[R_AUTH] = 1 } },
+	{ "drop-rule name after the header block", IN(RL HOST "\r\nX-Secret: 1\r\n"),
+	  .delta = { HTTP(1, 0, 0) } },
+	{ "pipelined: a second request in the same segment", IN(RL HOST "\r\n" RL AUTH_A "\r\n"),
+	  OUT(RL HOST "\r\n" RL AUTH_A_M "\r\n"),
+	  .delta = { .inspected = 1, .http_requests = 2, .headers_seen = 2, .headers_matched = 1,
+		     .headers_masked = 1, .packets_modified = 1 },
+	  .hits = {[R_AUTH] = 1 } },
+	{ "pipelined: three requests, bare LF, a drop rule in the third",
+	  IN("GET /a HTTP/1.1\nHost: h\n\nGET /b HTTP/1.1\n" "X-A: 1\n\n"
+	     "GET /c HTTP/1.1\nX-Secret: 1\n\n"),
+	  .verdict = PV_DROP,
+	  .delta = { .inspected = 1, .http_requests = 3, .headers_seen = 3, .headers_matched = 2,
+		     .headers_masked = 1, .packets_dropped = 1 },
+	  .hits = {[R_XA] = 1, [R_SECRET] = 1 } },
+	{ "pipelined: a body that is not a request ends the scan",
+	  IN("POST / HTTP/1.1\r\nContent-Length: 22\r\n\r\n{\"X-Internal-Auth\": 1}\n"),
+	  .delta = { HTTP(1, 0, 0) } },
+};
+
+const size_t pt_n_http_cases = sizeof(pt_http_cases) / sizeof(pt_http_cases[0]);
+
+/* The same masked request over every L2-L4 shape. */
+#define MREQ IN(RL HOST "X-Internal-Auth: s3cret\r\n\r\n")
+#define MASKED MREQ, OUT(RL HOST AUTH_M "\r\n"), .delta = { HTTP(2, 1, 1) }, .hits = {[R_AUTH] = 1 }
+
+#define NH_HOP 0
+#define NH_RT 43
+#define NH_FRAG 44
+#define NH_AH 51
+#define NH_DST 60
+
+/* MSS 1460, SACK permitted, timestamps, NOP, window scale 7. */
+#define TCP_OPTS_20                                                                       \
+	"\x02\x04\x05\xb4\x04\x02\x08\x0a\x00\x00\x00\x01\x00\x00\x00\x00\x01\x03\x03\x07"
+#define NOP8 "\x01\x01\x01\x01\x01\x01\x01\x01"
+/* Record route with room for nine addresses, then end of options: 40 bytes. */
+#define IP_RR_40                                                                          \
+	"\x07\x27\x04"                                                                    \
+	"\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"          \
+	"\x00"
+
+const struct pt_case pt_layer_cases[] = {
+	{ "IPv4, no options", MASKED },
+	{ "802.1Q tag", .spec = { .n_vlans = 1, .vlan_tpid = { 0x8100 } }, MASKED },
+	{ "QinQ: 802.1ad outer tag, 802.1Q inner tag",
+	  .spec = { .n_vlans = 2, .vlan_tpid = { 0x88a8, 0x8100 } }, MASKED },
+	{ "two 802.1Q tags", .spec = { .n_vlans = 2, .vlan_tpid = { 0x8100, 0x8100 } }, MASKED },
+	{ "three tags: more than parsed, passed as truncated",
+	  .spec = { .n_vlans = 3, .vlan_tpid = { 0x88a8, 0x8100, 0x8100 } }, MREQ,
+	  .delta = { .truncated = 1 } },
+	{ "IPv4 options, 4 bytes", .spec = { .ip_opts = "\x01\x01\x01\x00", .ip_opts_len = 4 },
+	  MASKED },
+	{ "IPv4 options, 40 bytes (IHL 15)", .spec = { .ip_opts = IP_RR_40, .ip_opts_len = 40 },
+	  MASKED },
+	{ "TCP options: MSS, SACK permitted, timestamps, window scale",
+	  .spec = { .tcp_opts = TCP_OPTS_20, .tcp_opts_len = 20 }, MASKED },
+	{ "TCP options, 40 bytes (data offset 15)",
+	  .spec = { .tcp_opts = NOP8 NOP8 NOP8 NOP8 NOP8, .tcp_opts_len = 40 }, MASKED },
+	{ "IPv4 and TCP options at their largest",
+	  .spec = { .ip_opts = IP_RR_40, .ip_opts_len = 40, .tcp_opts = NOP8 NOP8 NOP8 NOP8 NOP8,
+		    .tcp_opts_len = 40 },
+	  MASKED },
+	{ "IPv4 with DF: not a fragment", .spec = { .frag_off = 0x4000 }, MASKED },
+	{ "IPv4 first fragment (MF): passed", .spec = { .frag_off = 0x2000 }, MREQ,
+	  .delta = { .fragments = 1 } },
+	{ "IPv4 middle fragment (MF, offset): passed", .spec = { .frag_off = 0x2000 | 185 }, MREQ,
+	  .delta = { .fragments = 1 } },
+	{ "IPv4 last fragment (offset): passed", .spec = { .frag_off = 185 }, MREQ,
+	  .delta = { .fragments = 1 } },
+	{ "IPv6", .spec = { .ipv6 = 1 }, MASKED },
+	{ "IPv6 in 802.1Q", .spec = { .ipv6 = 1, .n_vlans = 1, .vlan_tpid = { 0x8100 } }, MASKED },
+	{ "IPv6: hop-by-hop, routing, destination options, AH",
+	  .spec = { .ipv6 = 1,
+		    .ext = { { NH_HOP, 0 }, { NH_RT, 1 }, { NH_DST, 0 }, { NH_AH, 4 } },
+		    .n_ext = 4 },
+	  MASKED },
+	{ "IPv6: six extension headers, the most followed",
+	  .spec = { .ipv6 = 1,
+		    .ext = { { NH_HOP, 0 }, { NH_DST, 1 }, { NH_RT, 0 }, { NH_AH, 4 }, { NH_DST, 0 },
+			     { NH_DST, 2 } },
+		    .n_ext = 6 },
+	  MASKED },
+	{ "IPv6: seven extension headers, passed as truncated",
+	  .spec = { .ipv6 = 1,
+		    .ext = { { NH_HOP, 0 }, { NH_DST, 1 }, { NH_RT, 0 }, { NH_AH, 4 }, { NH_DST, 0 },
+			     { NH_DST, 2 }, { NH_DST, 0 } },
+		    .n_ext = 7 },
+	  MREQ, .delta = { .truncated = 1 } },
+	{ "IPv6 fragment header (first fragment): passed",
+	  .spec = { .ipv6 = 1, .ext = { { NH_FRAG, 0, 0x0001 } }, .n_ext = 1 }, MREQ,
+	  .delta = { .fragments = 1 } },
+	{ "IPv6 hop-by-hop then a fragment header: passed",
+	  .spec = { .ipv6 = 1, .ext = { { NH_HOP, 0 }, { NH_FRAG, 0, 0x0008 } }, .n_ext = 2 },
+	  MREQ, .delta = { .fragments = 1 } },
+	{ "IPv6: a 2 KiB destination-options header",
+	  .spec = { .ipv6 = 1, .ext = { { NH_DST, 255 } }, .n_ext = 1 }, MASKED },
+	{ "IPv6 in QinQ with extension headers and TCP options",
+	  .spec = { .ipv6 = 1, .n_vlans = 2, .vlan_tpid = { 0x88a8, 0x8100 },
+		    .ext = { { NH_HOP, 1 }, { NH_DST, 0 } }, .n_ext = 2,
+		    .tcp_opts = TCP_OPTS_20, .tcp_opts_len = 20 },
+	  MASKED },
+	{ "IPv6 with 4 bytes of TCP options, short filler name",
+	  .spec = { .ipv6 = 1, .tcp_opts = "\x01\x01\x01\x00", .tcp_opts_len = 4 },
+	  IN(RL "X-A: 12345\r\n\r\n"), OUT(RL "x-h: xxxxx\r\n\r\n"), .delta = { HTTP(1, 1, 1) },
+	  .hits = {[R_XA] = 1 } },
+};
+
+const size_t pt_n_layer_cases = sizeof(pt_layer_cases) / sizeof(pt_layer_cases[0]);
+
+static void put16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void ip4_ihl4(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off] = 0x44;
+}
+
+static void ip4_ihl15_short(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off] = 0x4f;
+}
+
+static void ip4_version6(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off] = 0x65;
+}
+
+static void ip4_total_below_header(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off + 2, 10);
+}
+
+static void ip4_total_past_frame(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	put16(p + l->l3_off + 2, (__u16)(*len - l->l3_off + 100));
+}
+
+static void ip4_udp(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off + 9] = 17;
+}
+
+static void tcp_doff4(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l4_off + 12] = 0x40;
+}
+
+static void tcp_doff15_short(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l4_off + 12] = 0xf0;
+}
+
+static void ip6_version4(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off] = 0x40;
+}
+
+static void ip6_payload_len0(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off + 4, 0);
+}
+
+static void ip6_ext_past_frame(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off + 40 + 1] = 200; /* the first extension header's length */
+}
+
+static void ip6_no_next(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off + 6] = 59;
+}
+
+static void ether_arp(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off - 2, 0x0806);
+}
+
+static void vlan_cut_after_tag(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)p;
+	*len = l->l3_off - 2 + 1; /* half of the inner EtherType */
+}
+
+#define TRUNC .delta = { .truncated = 1 }
+
+const struct pt_case pt_malformed_cases[] = {
+	{ "IPv4 IHL 4", MREQ, TRUNC, .mangle = ip4_ihl4 },
+	{ "IPv4 IHL 15 past the frame", IN(""), TRUNC, .mangle = ip4_ihl15_short },
+	{ "IPv4 EtherType, version 6", MREQ, TRUNC, .mangle = ip4_version6 },
+	{ "IPv4 total length below the header", MREQ, TRUNC,
+	  .mangle = ip4_total_below_header },
+	{ "IPv4 total length past the frame", MREQ,
+	  .delta = { .inspected = 1, .truncated = 1 }, .mangle = ip4_total_past_frame },
+	{ "IPv4 UDP to port 80: not ours", MREQ, .delta = { 0 }, .mangle = ip4_udp },
+	{ "TCP data offset 4", MREQ, TRUNC, .mangle = tcp_doff4 },
+	{ "TCP data offset 15 past the frame", IN(""), TRUNC, .mangle = tcp_doff15_short },
+	{ "IPv6 EtherType, version 4", .spec = { .ipv6 = 1 }, MREQ, TRUNC,
+	  .mangle = ip6_version4 },
+	{ "IPv6 payload length 0 (jumbogram)", .spec = { .ipv6 = 1 }, MREQ, TRUNC,
+	  .mangle = ip6_payload_len0 },
+	{ "IPv6 extension header past the frame",
+	  .spec = { .ipv6 = 1, .ext = { { NH_DST, 0 } }, .n_ext = 1 }, MREQ, TRUNC,
+	  .mangle = ip6_ext_past_frame },
+	{ "IPv6 no next header: not ours", .spec = { .ipv6 = 1 }, MREQ,
+	  .delta = { 0 }, .mangle = ip6_no_next },
+	{ "ARP EtherType: not ours", MREQ, .delta = { 0 }, .mangle = ether_arp },
+	{ "802.1Q tag, then the frame ends", .spec = { .n_vlans = 1, .vlan_tpid = { 0x8100 } },
+	  MREQ, TRUNC, .mangle = vlan_cut_after_tag },
+};
+
+const size_t pt_n_malformed_cases = sizeof(pt_malformed_cases) / sizeof(pt_malformed_cases[0]);

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* Loading the real object and running it through BPF_PROG_TEST_RUN. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "hdrstrip.skel.h"
+#include "harness.h"
+
+const char *const th_hook_name[TH_HOOKS] = { "xdp", "tc" };
+
+static const char *const prog_name[TH_HOOKS] = { "hdrstrip_xdp", "hdrstrip_tc" };
+
+#define LOG_SIZE (256 * 1024)
+
+static int map_fd(struct bpf_object *obj, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+/* "processed 1234 insns (limit ...": the verifier's stats line. */
+static __u32 processed_insns(const char *log)
+{
+	const char *p = strstr(log, "processed ");
+
+	return p ? (__u32)strtoul(p + 10, NULL, 10) : 0;
+}
+
+int th_open(struct th *h, const char *path, const char *label)
+{
+	char *log[TH_HOOKS] = { 0 };
+	struct bpf_program *prog[TH_HOOKS];
+	int i, err;
+
+	memset(h, 0, sizeof(*h));
+	h->label = label;
+	if (path) {
+		h->obj = bpf_object__open_file(path, NULL);
+		err = libbpf_get_error(h->obj);
+		if (err) {
+			h->obj = NULL;
+			fprintf(stderr, "%s: cannot open %s: %s\n", label, path, strerror(-err));
+			return err;
+		}
+	} else {
+		h->skel = hdrstrip__open();
+		if (!h->skel) {
+			err = -errno;
+			fprintf(stderr, "%s: cannot open the skeleton: %s\n", label, strerror(errno));
+			return err;
+		}
+		h->obj = h->skel->obj;
+	}
+	for (i = 0; i < TH_HOOKS; i++) {
+		prog[i] = bpf_object__find_program_by_name(h->obj, prog_name[i]);
+		log[i] = calloc(1, LOG_SIZE);
+		if (!prog[i] || !log[i]) {
+			err = -ENOMEM;
+			goto out;
+		}
+		/* Level 4 is the statistics only: the instruction count. */
+		bpf_program__set_log_buf(prog[i], log[i], LOG_SIZE);
+		bpf_program__set_log_level(prog[i], 4);
+	}
+	err = bpf_object__load(h->obj);
+	if (err) {
+		fprintf(stderr, "%s: cannot load: %s\n", label, strerror(-err));
+		for (i = 0; i < TH_HOOKS; i++) {
+			size_t n = strlen(log[i]);
+
+			fprintf(stderr, "--- %s verifier log (tail) ---\n%s\n", prog_name[i],
+				log[i] + (n > 4000 ? n - 4000 : 0));
+		}
+		goto out;
+	}
+	for (i = 0; i < TH_HOOKS; i++) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		h->prog_fd[i] = bpf_program__fd(prog[i]);
+		h->processed[i] = processed_insns(log[i]);
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(h->prog_fd[i], &info, &len))
+			h->verified[i] = info.verified_insns;
+	}
+	h->trie_fd = map_fd(h->obj, HS_MAP_TRIE);
+	h->config_fd = map_fd(h->obj, HS_MAP_CONFIG);
+	h->counters_fd = map_fd(h->obj, HS_MAP_COUNTERS);
+	h->hits_fd = map_fd(h->obj, HS_MAP_HEADER_HITS);
+	h->ncpus = libbpf_num_possible_cpus();
+	if (h->trie_fd < 0 || h->config_fd < 0 || h->counters_fd < 0 || h->hits_fd < 0 ||
+	    h->ncpus <= 0) {
+		fprintf(stderr, "%s: a map is missing\n", label);
+		err = -ENOENT;
+	}
+out:
+	for (i = 0; i < TH_HOOKS; i++)
+		free(log[i]);
+	if (err)
+		th_close(h);
+	return err;
+}
+
+void th_close(struct th *h)
+{
+	if (h->skel)
+		hdrstrip__destroy(h->skel);
+	else if (h->obj)
+		bpf_object__close(h->obj);
+	h->skel = NULL;
+	h->obj = NULL;
+}
+
+int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports)
+{
+	struct hs_config cfg;
+	__u32 key = 0;
+	int i;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.active_slot = slot;
+	cfg.on_error = on_error;
+	for (i = 0; i < n_ports; i++)
+		cfg.ports[ports[i] / 64] |= 1ULL << (ports[i] % 64);
+	return bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY) ? -errno : 0;
+}
+
+int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t)
+{
+	return bpf_map_update_elem(h->trie_fd, &slot, t, BPF_ANY) ? -errno : 0;
+}
+
+int th_counters(struct th *h, struct hs_counters *sum)
+{
+	struct hs_counters *v = calloc(h->ncpus, sizeof(*v));
+	__u64 *out = (__u64 *)sum;
+	__u32 key = 0;
+	int c, err = 0;
+	size_t k;
+
+	if (!v)
+		return -ENOMEM;
+	memset(sum, 0, sizeof(*sum));
+	if (bpf_map_lookup_elem(h->counters_fd, &key, v)) {
+		err = -errno;
+	} else {
+		for (c = 0; c < h->ncpus; c++)
+			for (k = 0; k < HS_N_COUNTERS; k++)
+				out[k] += ((const __u64 *)&v[c])[k];
+	}
+	free(v);
+	return err;
+}
+
+int th_hits(struct th *h, __u64 *sum, __u32 n_slots)
+{
+	__u64 *v = calloc(h->ncpus, sizeof(*v));
+	__u32 slot;
+	int c, err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (slot = 0; slot < n_slots && !err; slot++) {
+		sum[slot] = 0;
+		if (bpf_map_lookup_elem(h->hits_fd, &slot, v))
+			err = -errno;
+		for (c = 0; c < h->ncpus && !err; c++)
+			sum[slot] += v[c];
+	}
+	free(v);
+	return err;
+}
+
+int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
+	   __u32 out_cap, __u32 *out_len, __u32 *ret)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len, .data_out = out,
+		    .data_size_out = out_cap, .repeat = 1);
+	int err = bpf_prog_test_run_opts(h->prog_fd[hook], &o);
+
+	if (err)
+		return -errno;
+	*out_len = o.data_size_out;
+	*ret = o.retval;
+	return 0;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Loads the real BPF object (from the skeleton or from a file), fills its
+ * maps and runs its programs through BPF_PROG_TEST_RUN.
+ */
+#ifndef HDRSTRIP_TEST_PKT_HARNESS_H
+#define HDRSTRIP_TEST_PKT_HARNESS_H
+
+#include <linux/types.h>
+
+#include <hdrstrip/maps.h>
+
+struct hdrstrip;
+struct bpf_object;
+
+enum th_hook {
+	TH_XDP = 0,
+	TH_TC = 1,
+	TH_HOOKS
+};
+
+struct th {
+	const char *label; /* for messages: which compiler built it */
+	struct hdrstrip *skel; /* NULL when opened from a file */
+	struct bpf_object *obj;
+	int prog_fd[TH_HOOKS];
+	int trie_fd, config_fd, counters_fd, hits_fd;
+	int ncpus;
+	/* The verifier's "processed N insns" (log_level 4, the stats line)
+	 * and bpf_prog_info.verified_insns: the same number, read twice. */
+	__u32 processed[TH_HOOKS];
+	__u32 verified[TH_HOOKS];
+};
+
+extern const char *const th_hook_name[TH_HOOKS];
+
+/* Open and load: @path NULL takes the object embedded in the skeleton.
+ * Returns 0 or -errno (the verifier log is printed on failure). */
+int th_open(struct th *h, const char *path, const char *label);
+void th_close(struct th *h);
+
+/* Config: @ports inspected, trie @slot active, @on_error policy. */
+int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports);
+int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t);
+
+/* Sums over every CPU. */
+int th_counters(struct th *h, struct hs_counters *sum);
+int th_hits(struct th *h, __u64 *sum, __u32 n_slots);
+
+/* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
+ * program left it (@out_cap bytes at most), @ret the program's return. */
+int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
+	   __u32 out_cap, __u32 *out_len, __u32 *ret);
+
+#endif /* HDRSTRIP_TEST_PKT_HARNESS_H */

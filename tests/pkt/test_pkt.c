@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Packet tests through BPF_PROG_TEST_RUN on the real object, both hooks.
+ *
+ *   test_pkt --corpus DIR [--obj19 PATH]
+ *
+ * Needs root (BPF). Exits 77 when it is not run as root, so a run without
+ * privileges is told apart from a failure.
+ *
+ * Files: builder.c (packets, RFC 1071 checksums of its own), refstrip.c
+ * (the independent reference stripper), harness.c (loading, maps,
+ * test_run), check.c (run one case, check everything), fixtures.c (the
+ * tables), edges.c (cases built by code), corpus.c (the corpus against the
+ * reference), random.c (random requests against the reference).
+ *
+ * test_run limits measured on Linux 6.18 x86-64 (test_limits prints them):
+ * xdp takes frames up to 73152 bytes, but only 3520 (4096 - 256 headroom -
+ * 320 skb_shared_info) are linear; the rest come as 17 page fragments,
+ * which this non-frags program does not see (it passes such a frame as
+ * truncated). tc (skb) takes up to 3712 bytes (4096 - 64 NET_SKB_PAD - 320)
+ * and refuses an IPv4/IPv6 EtherType frame shorter than the bare IP header;
+ * both refuse frames shorter than 14 bytes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <bpf/libbpf.h>
+
+#include "edges.h"
+
+struct pt_state pt;
+
+static const __u16 port80 = 80;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("HS_VERBOSE"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Inspect port 80 with the fixture list in slot 0. */
+static int prepare(struct th *h)
+{
+	int r = th_config(h, 0, HS_POLICY_DROP, &port80, 1);
+
+	return r ? r : th_set_trie(h, 0, pt.fix_trie);
+}
+
+static void print_insns(const struct th *h)
+{
+	int i;
+
+	for (i = 0; i < TH_HOOKS; i++)
+		printf("verifier: %s %-4s processed %u insns (bpf_prog_info.verified_insns %u)\n",
+		       h->label, th_hook_name[i], h->processed[i], h->verified[i]);
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	pt.fix_trie = calloc(1, sizeof(*pt.fix_trie));
+	pt.fix_ref = calloc(1, sizeof(*pt.fix_ref));
+	if (!pt.fix_trie || !pt.fix_ref || pt_compile(pt_fixture_list, pt.fix_trie) ||
+	    ref_list_parse(pt_fixture_list, strlen(pt_fixture_list), 0, pt.fix_ref))
+		return -1;
+	if (th_open(&pt.obj14, NULL, "clang-14"))
+		return -1;
+	return prepare(&pt.obj14);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	th_close(&pt.obj14);
+	free(pt.fix_trie);
+	free(pt.fix_ref);
+	return 0;
+}
+
+static void test_verifier(void **state)
+{
+	(void)state;
+	print_insns(&pt.obj14);
+	assert_true(pt.obj14.processed[TH_XDP] > 0);
+	assert_true(pt.obj14.processed[TH_TC] > 0);
+}
+
+static void test_limits(void **state)
+{
+	struct pt_limits lim;
+	int bad;
+
+	(void)state;
+	bad = pt_limits(&pt.obj14, &lim);
+	printf("test_run limits on this kernel: xdp accepts up to %u bytes (the program sees "
+	       "%u linearly), tc (skb) accepts up to %u bytes\n",
+	       lim.accepted[TH_XDP], lim.xdp_linear, lim.accepted[TH_TC]);
+	pt.xdp_max = lim.xdp_linear;
+	pt.skb_max = lim.accepted[TH_TC];
+	assert_int_equal(bad, 0);
+}
+
+static void test_http(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_check_table(&pt.obj14, pt_http_cases, pt_n_http_cases, PT_ALL_HOOKS),
+			 0);
+}
+
+static void test_layers(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_check_table(&pt.obj14, pt_layer_cases, pt_n_layer_cases, PT_ALL_HOOKS),
+			 0);
+}
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_check_table(&pt.obj14, pt_malformed_cases, pt_n_malformed_cases,
+					PT_ALL_HOOKS),
+			 0);
+}
+
+static void test_truncation(void **state)
+{
+	int runs = 0, refused = 0, bad;
+
+	(void)state;
+	bad = pt_truncation_sweep(&pt.obj14, &runs, &refused);
+	printf("truncation sweep: %d runs, %d of them refused by test_run as expected\n", runs,
+	       refused);
+	assert_int_equal(bad, 0);
+}
+
+static void test_junk(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_junk_bytes(&pt.obj14), 0);
+}
+
+static void test_many_headers(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_many_headers(&pt.obj14, 500), 0);
+}
+
+static void test_swap(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_trie_swap(&pt.obj14), 0);
+}
+
+static void test_corpus_mask(void **state)
+{
+	struct pt_corpus_stats st;
+	int bad;
+
+	(void)state;
+	bad = pt_corpus(&pt.obj14, pt.corpus, 0, 0, &st);
+	printf("corpus, mask-only list: %u requests x 2 hooks, %u modified, %u fields masked\n",
+	       st.requests, st.modified, st.masked);
+	assert_int_equal(bad, 0);
+	assert_int_equal(st.requests, 2000);
+}
+
+/* The stream as it is: pipelined requests, packed into segments of up to
+ * 3000 bytes (under both test_run limits) at request boundaries. A segment
+ * per request would hide a scanner that stops after the first block. */
+static void test_corpus_pipelined(void **state)
+{
+	struct pt_corpus_stats st;
+	int bad;
+
+	(void)state;
+	bad = pt_corpus(&pt.obj14, pt.corpus, 0, 3000, &st);
+	printf("corpus pipelined, mask-only list: %u requests in %u packets x 2 hooks, %u packets "
+	       "modified, %u fields masked\n",
+	       st.requests, st.packets, st.modified, st.masked);
+	assert_int_equal(bad, 0);
+	assert_int_equal(st.requests, 2000);
+	assert_true(st.packets < st.requests);
+	bad = pt_corpus(&pt.obj14, pt.corpus, 1, 3000, &st);
+	printf("corpus pipelined, list as written: %u packets, %u dropped\n", st.packets,
+	       st.dropped);
+	assert_int_equal(bad, 0);
+}
+
+static void test_corpus_drop(void **state)
+{
+	struct pt_corpus_stats st;
+	int bad;
+
+	(void)state;
+	bad = pt_corpus(&pt.obj14, pt.corpus, 1, 0, &st);
+	printf("corpus, list as written: %u requests x 2 hooks, %u dropped, %u modified\n",
+	       st.requests, st.dropped, st.modified);
+	assert_int_equal(bad, 0);
+	assert_int_equal(st.requests, 2000);
+	assert_true(st.dropped > 0);
+}
+
+static void test_random(void **state)
+{
+	const char *env = getenv("HS_SEED");
+	__u64 seed = env ? strtoull(env, NULL, 0) : ((__u64)time(NULL) << 20) ^ (__u64)getpid();
+	unsigned int modified = 0;
+	int bad;
+
+	(void)state;
+	printf("random requests: seed %llu (HS_SEED=%llu repeats this run)\n",
+	       (unsigned long long)seed, (unsigned long long)seed);
+	bad = pt_random(&pt.obj14, seed, 3000, &modified);
+	printf("random requests: 3000 x 2 hooks, %u masked something\n", modified);
+	assert_int_equal(bad, 0);
+}
+
+/* The object clang-19 builds: it loads, and runs the same tables. */
+static void test_clang19(void **state)
+{
+	int bad = 0;
+
+	(void)state;
+	if (!pt.obj19_path)
+		fail_msg("no --obj19 given");
+	assert_int_equal(th_open(&pt.obj19, pt.obj19_path, "clang-19"), 0);
+	print_insns(&pt.obj19);
+	assert_int_equal(prepare(&pt.obj19), 0);
+	bad += pt_check_table(&pt.obj19, pt_http_cases, pt_n_http_cases, PT_ALL_HOOKS);
+	bad += pt_check_table(&pt.obj19, pt_layer_cases, pt_n_layer_cases, PT_ALL_HOOKS);
+	bad += pt_check_table(&pt.obj19, pt_malformed_cases, pt_n_malformed_cases, PT_ALL_HOOKS);
+	th_close(&pt.obj19);
+	assert_int_equal(bad, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verifier),    cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_http),        cmocka_unit_test(test_layers),
+		cmocka_unit_test(test_malformed),   cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_junk),        cmocka_unit_test(test_many_headers),
+		cmocka_unit_test(test_swap),        cmocka_unit_test(test_corpus_mask),
+		cmocka_unit_test(test_corpus_drop), cmocka_unit_test(test_corpus_pipelined),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_clang19),
+	};
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
+			pt.corpus = argv[++i];
+		else if (!strcmp(argv[i], "--obj19") && i + 1 < argc)
+			pt.obj19_path = argv[++i];
+		else {
+			fprintf(stderr, "usage: %s --corpus DIR [--obj19 PATH]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!pt.corpus) {
+		fprintf(stderr, "usage: %s --corpus DIR [--obj19 PATH]\n", argv[0]);
+		return 2;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_pkt: skipped: BPF_PROG_TEST_RUN needs root\n");
+		return 77;
+	}
+	libbpf_set_print(libbpf_print);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	return cmocka_run_group_tests_name("hdrstrip packet tests", tests, group_setup,
+					   group_teardown);
+}
