@@ -141,6 +141,8 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 	struct rng *r = &g->r;
 	size_t want = min_names + rng_below(r, max_names - min_names + 1);
 	__u32 mode = rng_below(r, 5);
+	/* One list in four has no prefix rule: lookups take another path. */
+	__u32 pfx_pct = (const __u32[]){ 0, 5, 25, 50 }[rng_below(r, 4)];
 	int opt = -1;
 
 	g->len = 0;
@@ -160,7 +162,7 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 
 	for (size_t tries = 0; g->n < want && tries < 4 * want; tries++) {
 		char name[HS_MAX_NAME_LEN + 1];
-		int is_prefix = rng_below(r, 4) == 0;
+		int is_prefix = rng_below(r, 100) < pfx_pct;
 
 		gen_name(g, name, HS_MAX_NAME_LEN);
 		if (taken(g, name, prefix, is_prefix))
@@ -211,6 +213,15 @@ static size_t run_queries(struct gen *g, const struct fixture *fx, size_t n_quer
 	struct rng *r = &g->r;
 	__u8 q[2 * HS_MAX_NAME_LEN + 16];
 	size_t hits = 0;
+	const char *some = g->names[rng_below(r, g->n)];
+
+	/* Every cut of one name, and one byte more. */
+	for (size_t len = 0; len <= strlen(some); len++) {
+		rng_mix_case(r, (char *)q, some, len);
+		q[len] = name_byte(r);
+		check_query(fx->trie, fx->copy, &fx->ref, q, len, ctx);
+		check_query(fx->trie, fx->copy, &fx->ref, q, len + 1, ctx);
+	}
 
 	for (size_t k = 0; k < n_queries; k++) {
 		size_t len = 0;

@@ -243,6 +243,12 @@ static void check_corpus_list(const char *file, size_t want_names, size_t want_d
 		for (size_t j = 0; j < rr->len; j++)
 			buf[j] = rr->name[j] == '-' ? '_' : rr->name[j];
 		expect_any_case(&fx, &r, buf, rr->len, i + 1, file);
+		/* Every cut of the name, against the reference (some are
+		 * names too). */
+		for (size_t j = 0; j < rr->len; j++) {
+			rng_mix_case(&r, buf, rr->name, j);
+			query(&fx, buf, j, file);
+		}
 		assert_int_equal(fx.trie->rules[i].action, rr->action);
 		drops += rr->action == HS_ACT_DROP;
 	}
@@ -458,6 +464,26 @@ static void test_name_of_128_bytes(void **state)
 		q[i] = q[i] == 'q' ? 'r' : 'q';
 		query(&fx, q, sizeof(q), "128 bytes, one changed");
 	}
+	fx_free(&fx);
+
+	/* Without a prefix rule (the lookup takes another path): no cut and
+	 * no extension of the name matches. */
+	snprintf(text, sizeof(text), "%.*s\nx-other\n", HS_MAX_NAME_LEN, name);
+	fx_build(&fx, text, -1);
+	expect_any_case(&fx, &r, name, HS_MAX_NAME_LEN, 1, "128 bytes alone");
+	for (size_t len = 0; len < sizeof(name); len++)
+		if (len != HS_MAX_NAME_LEN)
+			expect_any_case(&fx, &r, name, len, 0, "cut or extended");
+	fx_free(&fx);
+
+	/* One byte repeated: cuts 32, 64 and 96 bytes short end in the
+	 * same byte, at lengths equal modulo 32. */
+	memset(name, 'a', sizeof(name));
+	name[1] = '-';
+	snprintf(text, sizeof(text), "%.*s\nx-other\n", HS_MAX_NAME_LEN, name);
+	fx_build(&fx, text, -1);
+	for (size_t len = 0; len < sizeof(name); len++)
+		expect_any_case(&fx, &r, name, len, len == HS_MAX_NAME_LEN, "repeated byte");
 	fx_free(&fx);
 }
 
