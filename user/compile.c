@@ -115,8 +115,8 @@ static void build_node(struct builder *b, const struct build_item *it)
 }
 
 /*
- * The summaries hs_trie_lookup filters on (name_lens, last_syms; see
- * trie.h). Breadth-first numbering puts every child after its parent: depths
+ * What hs_trie_lookup reads beyond the step function's fields (end_depth
+ * and the summaries it filters on, name_lens and last_syms; see trie.h). Breadth-first numbering puts every child after its parent: depths
  * go forward, summaries backward, children first. A prefix rule covering
  * the label (pfx_in) or the names past it (pfx_out) admits every length and
  * every last byte.
@@ -139,6 +139,7 @@ static int set_summaries(struct hs_trie *t)
 		struct hs_node *n = &t->nodes[i];
 		__u32 lens = 0, last = 0, k = 0;
 
+		n->end_depth = depth[i] + n->label_len;
 		if (n->pfx_in || n->pfx_out)
 			lens = last = ~0u;
 		if (n->end_rule) {

@@ -82,7 +82,10 @@ struct hs_node {
 			 diverge inside the label (0: none) */
 	__u16 pfx_out; /* same, for names that diverge after the label */
 	__u8 label_len;
-	__u8 reserved;
+	/* Name bytes from the root to the label's end (all paths through a
+	 * node have the same length), so a lookup knows where in a name the
+	 * next child byte is without counting. Read by hs_trie_lookup only. */
+	__u8 end_depth;
 };
 
 struct hs_trie {
@@ -115,6 +118,7 @@ _Static_assert(__builtin_offsetof(struct hs_trie, nodes) % 8 == 0, "nodes alignm
 _Static_assert((HS_MAX_LABEL_BYTES & HS_LABEL_MASK) == 0, "labels size is a power of two");
 _Static_assert(HS_MAX_NODES < 0x10000, "node index fits the state's 16 bits");
 _Static_assert(HS_MAX_NAME_LEN < 0x100, "label position fits the state's 8 bits");
+_Static_assert(HS_MAX_NAME_LEN < 0x100, "end_depth fits its 8 bits");
 
 HS_INLINE __u32 hs_trie_fail(__u16 pfx)
 {
@@ -245,28 +249,58 @@ HS_INLINE __u64 hs_name_tail(const __u8 *name, __u32 len, __u32 i)
 	return w >> (8 * i);
 }
 
+/* One word of a whole-name compare: zero when bytes @j..@j+7 agree. */
+HS_INLINE __u64 hs_trie_diff8(const struct hs_trie *t, const __u8 *name, __u32 j, __u32 start,
+			      int fold_us)
+{
+	return hs_fold8(hs_load64(name + j), fold_us) ^
+	       hs_load64(&t->labels[(start + j) & HS_LABEL_MASK]);
+}
+
 /*
- * True when the @len bytes of @name, folded, equal labels[@start...]. The
- * last partial word is compared through the name's last eight bytes, which
- * overlap words already compared; names shorter than eight bytes are masked.
+ * A name read for a whole-name compare with labels[]: three folded words,
+ * taken before the trie walk so that reading and folding them overlaps the
+ * walk's chain of dependent loads. A name of 8 to 24 bytes, the common
+ * case, is covered by them with no loop: its first eight bytes, eight from
+ * the middle and its last eight, overlapping as the length requires. A
+ * shorter name is one word (two overlapping loads) and a byte mask.
  */
-HS_INLINE int hs_trie_same(const struct hs_trie *t, const __u8 *name, __u32 len, __u32 start)
+struct hs_name_words {
+	__u64 first, mid, last, mask;
+	__u32 mid_off, last_off;
+};
+
+HS_INLINE void hs_name_words(const struct hs_trie *t, const __u8 *name, __u32 len,
+			     struct hs_name_words *w)
 {
 	int fold_us = t->flags & HS_TRIE_F_FOLD_UNDERSCORE;
-	__u64 diff = 0;
+
+	if (len < 8) {
+		w->first = w->mid = w->last = hs_fold8(hs_name_tail(name, len, 0), fold_us);
+		w->mask = (1ULL << (8 * len)) - 1;
+		w->mid_off = w->last_off = 0;
+		return;
+	}
+	w->mid_off = len >= 16 ? 8 : len - 8;
+	w->last_off = len - 8;
+	w->first = hs_fold8(hs_load64(name), fold_us);
+	w->mid = hs_fold8(hs_load64(name + w->mid_off), fold_us);
+	w->last = hs_fold8(hs_load64(name + w->last_off), fold_us);
+	w->mask = ~0ULL;
+}
+
+/* True when the @len bytes of the name read into @w equal labels[@start...]. */
+HS_INLINE int hs_trie_same(const struct hs_trie *t, const __u8 *name, __u32 len, __u32 start,
+			   const struct hs_name_words *w)
+{
+	__u64 diff = (w->first ^ hs_load64(&t->labels[start & HS_LABEL_MASK])) |
+		     (w->mid ^ hs_load64(&t->labels[(start + w->mid_off) & HS_LABEL_MASK])) |
+		     (w->last ^ hs_load64(&t->labels[(start + w->last_off) & HS_LABEL_MASK]));
 	__u32 j;
 
-	for (j = 0; j + 8 <= len; j += 8)
-		diff |= hs_fold8(hs_load64(name + j), fold_us) ^
-			hs_load64(&t->labels[(start + j) & HS_LABEL_MASK]);
-	if (j < len && len >= 8)
-		diff |= hs_fold8(hs_load64(name + len - 8), fold_us) ^
-			hs_load64(&t->labels[(start + len - 8) & HS_LABEL_MASK]);
-	else if (j < len)
-		diff |= (hs_fold8(hs_name_tail(name, len, 0), fold_us) ^
-			 hs_load64(&t->labels[start & HS_LABEL_MASK])) &
-			((1ULL << (8 * len)) - 1);
-	return diff == 0;
+	for (j = 16; j + 8 < len; j += 8)
+		diff |= hs_trie_diff8(t, name, j, start, t->flags & HS_TRIE_F_FOLD_UNDERSCORE);
+	return !(diff & w->mask);
 }
 
 /*
@@ -285,19 +319,20 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
 	 * the first node test, so the commonest miss costs one branch that is
 	 * hard to predict, not two (masks, not a conditional, or the compiler
 	 * brings the branch back). */
-	__u32 live = (s >> 31) ^ 1, idx = s & 0xffff & -live, d, e;
+	__u32 live = (s >> 31) ^ 1, idx = s & 0xffff & -live, e;
 	const struct hs_node *n;
+	struct hs_name_words w;
 
 	if (idx >= HS_MAX_NODES)
 		return 0;
 	n = &t->nodes[idx];
 	if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & live))
 		return 0;
-	d = 2 - ((s >> 16) & 0xff); /* where n's label starts in the name */
+	hs_name_words(t, name, len, &w);
 	for (;;) {
 		__u64 bit;
 
-		e = d + n->label_len; /* where it ends */
+		e = n->end_depth; /* where n's label ends in the name */
 		if (len <= e)
 			break;
 		bit = 1ULL << (t->sym[name[e]] & (HS_MAX_SYMS - 1));
@@ -309,11 +344,11 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
 		n = &t->nodes[idx];
 		if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
 			return 0;
-		d = e + 1;
 	}
 	/* A name ending inside a label is a miss (no prefix rule covers it);
-	 * one ending at a label's end is compared whole with the path. */
-	if (len != e || !hs_trie_same(t, name, len, n->label_off - d))
+	 * one ending at a label's end is compared whole with the path, which
+	 * starts end_depth bytes before the label's end. */
+	if (len != e || !hs_trie_same(t, name, len, n->label_off + n->label_len - e, &w))
 		return 0;
 	return n->end_rule;
 }
@@ -389,8 +424,10 @@ HS_INLINE __u32 hs_trie_lookup(const struct hs_trie *t, const __u8 *name, __u32 
 		s = len ? hs_trie_step(t, HS_TRIE_ROOT, name[0]) : HS_TRIE_ROOT;
 		return hs_trie_result(t, s);
 	}
-	s = t->root2[(t->sym[name[0]] & (HS_MAX_SYMS - 1)) * HS_MAX_SYMS +
-		     (t->sym[name[1]] & (HS_MAX_SYMS - 1))];
+	/* Symbols are below HS_MAX_SYMS; the mask only keeps a damaged block
+	 * from sending the load outside root2[]. */
+	s = t->root2[((__u32)t->sym[name[0]] * HS_MAX_SYMS + t->sym[name[1]]) &
+		     (HS_MAX_SYMS * HS_MAX_SYMS - 1)];
 	if (!(t->flags & HS_TRIE_F_PREFIX_RULES))
 		return hs_trie_lookup_exact(t, name, len, s);
 	if (s & HS_TRIE_STICKY)
