@@ -7,6 +7,9 @@ from the options (request line, then each -H line in order with CRLF, an
 empty line and the --body). -H @pad:COUNT:SIZE adds COUNT benign lines of
 SIZE bytes each ("X-Pad-0001: aaa..."). --save FILE writes the bytes sent.
 
+--warmup N first sends N requests with bodies on the same connection, so
+that the server's receive window grows: TCP caps a segment at half the
+largest window the peer has shown, and a new connection's is at most 64 KiB.
 --split 120,300 sends the request in pieces cut at those byte offsets, with
 TCP_NODELAY and --pause seconds between pieces; --maxseg N sets TCP_MAXSEG
 before connecting. The response (status line, headers, body) is printed.
@@ -87,6 +90,10 @@ def main():
     ap.add_argument("--maxseg", type=int, default=0)
     ap.add_argument("--sndbuf", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=3.0)
+    ap.add_argument("--warmup", type=int, default=0, metavar="N",
+                    help="first send N requests with a --warmup-body on the same connection "
+                    "and read their answers: the server's receive window grows with them")
+    ap.add_argument("--warmup-body", type=int, default=32768, metavar="BYTES")
     ap.add_argument("--print-offset", metavar="BYTES",
                     help="print where BYTES start in the request and exit")
     ap.add_argument("--body-only", action="store_true", help="print only the response body")
@@ -133,6 +140,14 @@ def main():
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     try:
         sock.connect((a.addr, a.port))
+        host = a.host or ("[%s]" % a.addr if ":" in a.addr else a.addr)
+        for _ in range(a.warmup):
+            sock.sendall(b"POST /warmup HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n"
+                         % (host.encode(), a.warmup_body) + b"w" * a.warmup_body)
+            _, ok = read_response(sock)
+            if not ok:
+                print("client: no answer to a warm-up request", file=sys.stderr)
+                return 3
         for i, p in enumerate(pieces):
             if i:
                 time.sleep(a.pause)

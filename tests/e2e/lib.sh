@@ -278,13 +278,19 @@ topo_setup() {
 	wait_dad "$SNS" "$SDEV"
 }
 
-# Let one segment carry a whole large request: a big initial congestion
-# window at the client and a big initial receive window at the server.
+# Let one segment (a GSO packet) carry a whole ~60 KiB request. TCP caps a
+# segment at half the largest window the peer has shown; a SYN's window is
+# at most 64 KiB, so the request goes second on a connection (client.py
+# --warmup), after the server's answer showed a scaled window: a large
+# initial receive window and buffer at the server, a large initial
+# congestion window at the client.
 topo_big_windows() {
+	step "server receive buffer" ip netns exec "$SNS" sysctl -qw \
+		net.ipv4.tcp_rmem="4096 1048576 4194304"
 	step "client initcwnd" ip -n "$CNS" route change 10.199.0.0/24 dev "$CDEV" initcwnd 64
-	step "client IPv6 initcwnd" ip -n "$CNS" -6 route change fd00:199::/64 dev "$CDEV" initcwnd 64
-	step "server initrwnd" ip -n "$SNS" route change 10.199.0.0/24 dev "$SDEV" initrwnd 64
-	step "server IPv6 initrwnd" ip -n "$SNS" -6 route change fd00:199::/64 dev "$SDEV" initrwnd 64
+	step "client IPv6 initcwnd" ip -n "$CNS" -6 route change fd00:199::/64 dev "$CDEV" metric 256 proto kernel initcwnd 64
+	step "server initrwnd" ip -n "$SNS" route change 10.199.0.0/24 dev "$SDEV" initrwnd 128
+	step "server IPv6 initrwnd" ip -n "$SNS" -6 route change fd00:199::/64 dev "$SDEV" metric 256 proto kernel initrwnd 128
 }
 
 wait_listen() { # NS PORT WHAT PID
