@@ -96,6 +96,31 @@ static void dump_trie(const struct hs_trie *t, const struct hs_list *l)
 	}
 }
 
+/* The block as the BPF map holds it. Returns an exit code. */
+static int write_trie(const char *path, const struct hs_trie *t)
+{
+	FILE *f = fopen(path, "wb");
+	int ok, e;
+
+	if (!f) {
+		pr_err("cannot write trie to '%s': %s", path, strerror(errno));
+		return EXIT_FAIL;
+	}
+	/* Close even when the write failed; the first error is the one to
+	 * report (fclose() flushes, so a full disk may show only there). */
+	ok = fwrite(t, sizeof(*t), 1, f) == 1;
+	e = errno;
+	if (fclose(f) && ok) {
+		ok = 0;
+		e = errno;
+	}
+	if (!ok) {
+		pr_err("cannot write trie to '%s': %s", path, strerror(e));
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
 static void warn_cb(const char *msg)
 {
 	pr_warn("%s", msg);
@@ -142,14 +167,8 @@ int cmd_compile(int argc, char **argv)
 	       st.bytes, l.fold_underscore ? "matches" : "does not match");
 	if (o.dump)
 		dump_trie(t, &l);
-	if (o.out) {
-		FILE *f = fopen(o.out, "wb");
-
-		if (!f || fwrite(t, sizeof(*t), 1, f) != 1 || fclose(f)) {
-			pr_err("cannot write trie to '%s': %s", o.out, strerror(errno));
-			r = EXIT_FAIL;
-		}
-	}
+	if (o.out)
+		r = write_trie(o.out, t);
 	free(t);
 	hs_list_free(&l);
 	return r;

@@ -246,6 +246,12 @@ t "compile -o into a missing directory"
 run 1 "$HDRSTRIP" compile --headers "$INTERNAL" -o "$TMP/no/such/dir/trie.bin"
 same err "hdrstrip: cannot write trie to '$TMP/no/such/dir/trie.bin': No such file or directory"
 
+t "compile -o onto a full device"
+if [[ -w /dev/full ]]; then
+	run 1 "$HDRSTRIP" compile --headers "$INTERNAL" -o /dev/full
+	same err "hdrstrip: cannot write trie to '/dev/full': No space left on device"
+fi
+
 # ---- check ----
 
 t "check internal-headers.txt"
@@ -370,5 +376,5 @@ t "bad: unknown directive"
 list b9.txt "@fold-underscores off" "x-a"
 bad "$TMP/b9.txt" "hdrstrip: $TMP/b9.txt:1: unknown directive \"@fold-underscores\" (known: @fold-underscore on|off)"
 
-echo "test_cli.sh: $cases cases, $failures failures"
+echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
