@@ -742,6 +742,35 @@ static void test_fold_underscore(void **state)
 	fx_free(&fx);
 }
 
+/* Header names in packets have no length limit: queries far longer than
+ * any name, around the 8-bit label position and past it. */
+static void test_long_queries(void **state)
+{
+	static const char *const lists[] = {
+		"x-internal-auth\nx-a\n",
+		"x-internal-*\nx-internal-auth drop\nx-*\n",
+	};
+	static const size_t lens[] = { 129, 200, 255, 256, 257, 511, 1000 };
+	struct rng r = { g_seed ^ 6 };
+	char q[1024];
+	struct fixture fx;
+
+	(void)state;
+	for (size_t i = 0; i < HS_ARRAY_SIZE(lists); i++) {
+		fx_build(&fx, lists[i], -1);
+		for (size_t j = 0; j < HS_ARRAY_SIZE(lens); j++) {
+			for (size_t k = 0; k < lens[j]; k++)
+				q[k] = "x-internal-auth"[k % 15];
+			query(&fx, q, lens[j], "long, repeated name");
+			memcpy(q, "x-internal-", 11);
+			for (size_t k = 11; k < lens[j]; k++)
+				q[k] = (char)rng_next(&r);
+			assert_int_equal(query(&fx, q, lens[j], "long, random tail"), i ? 1 : 0);
+		}
+		fx_free(&fx);
+	}
+}
+
 /* ---- limits ---- */
 
 static char *grow(char *s, size_t *cap, size_t need)
@@ -947,6 +976,7 @@ int main(void)
 		cmocka_unit_test(test_prefix_rule_overlaps_exact),
 		cmocka_unit_test(test_nested_prefix_rules),
 		cmocka_unit_test(test_fold_underscore),
+		cmocka_unit_test(test_long_queries),
 		cmocka_unit_test(test_full_list_of_longest_names),
 		cmocka_unit_test(test_full_binary_tree),
 		cmocka_unit_test(test_fold8),
