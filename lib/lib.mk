@@ -5,14 +5,13 @@
 # example program. Built from the same sources: user/hlist.c and
 # user/compile.c are compiled again here with -fPIC.
 #
-#   make lib        build/lib/libhdrstrip.{a,so*}, hdrstrip.pc, hdrstrip-mask
+#   make lib        build/lib/libhdrstrip.{a,so*} and the example, hdrstrip-mask
 #   make test-lib   the cmocka tests in tests/lib/
 LIB_DIR := $(OUTPUT)/lib
 LIB_SONAME_MAJOR := 0
 LIB_SONAME := libhdrstrip.so.$(LIB_SONAME_MAJOR)
 LIB_SO := $(LIB_DIR)/libhdrstrip.so.$(VERSION)
 LIB_A := $(LIB_DIR)/libhdrstrip.a
-LIB_PC := $(LIB_DIR)/hdrstrip.pc
 LIB_EXAMPLE := $(LIB_DIR)/hdrstrip-mask
 LIB_SRCS := lib/hdrstrip.c $(PURE_SRCS)
 LIB_OBJS := $(addprefix $(LIB_DIR)/,$(notdir $(LIB_SRCS:.c=.o)))
@@ -21,14 +20,9 @@ LIB_HDRS := lib/hdrstrip.h $(SHARED_HDRS) user/hlist.h user/compile.h
 # in the shared object and made local in the archive.
 LIB_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Iuser -Ilib -fPIC -fvisibility=hidden
 
-# Install locations (see packaging/packaging.mk).
-LIBDIR ?= $(PREFIX)/lib
-INCLUDEDIR ?= $(PREFIX)/include
-PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
-
 .PHONY: lib test-lib
 
-lib: $(LIB_A) $(LIB_SO) $(LIB_PC) $(LIB_EXAMPLE)
+lib: $(LIB_A) $(LIB_SO) $(LIB_EXAMPLE)
 all: lib
 
 $(LIB_DIR):
@@ -57,11 +51,6 @@ $(LIB_SO): $(LIB_OBJS)
 		$^ -o $@
 	$(Q)ln -sf $(notdir $@) $(LIB_DIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(LIB_DIR)/libhdrstrip.so
-
-$(LIB_PC): lib/hdrstrip.pc.in Makefile | $(LIB_DIR)
-	$(call msg,GEN,$@)
-	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
 # The example links the archive, so it runs from the build tree.
 $(LIB_EXAMPLE): lib/example.c lib/hdrstrip.h $(LIB_A)

@@ -1,7 +1,94 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# Installation, man page, completion, systemd unit, libhdrstrip.
+# Operating hdrstrip: installation (make install / make uninstall, PREFIX
+# and DESTDIR honoured), libhdrstrip, and the tests of both.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same variables)
+#   make test-install   install into a scratch DESTDIR and check the result
+#   make test-lib       libhdrstrip's tests          make test-vlog   verifier-log capture
+#   make test-ops       stats --prometheus/--watch and the service helper, on a
+#                       real attachment in network namespaces (root)
 include lib/lib.mk
 include tests/vlog/vlog.mk
 
-install:
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+PKGLIBDIR ?= $(PREFIX)/lib/hdrstrip
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/hdrstrip
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+# Run after installing the shared library into the real root.
+LDCONFIG ?= ldconfig
+
+# The unit, the service helper and the man page name the default paths;
+# installing rewrites them to the ones of this install.
+SUBST_PATHS = sed -e 's|/usr/local/sbin|$(SBINDIR)|g' \
+	-e 's|/usr/local/lib/hdrstrip|$(PKGLIBDIR)|g' \
+	-e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' \
+	-e 's|/usr/local/share/doc/hdrstrip|$(DOCDIR)|g' \
+	-e 's|/etc/hdrstrip|$(SYSCONFDIR)/hdrstrip|g'
+
+# Every file 'make install' writes: 'make uninstall' removes these, then
+# the directories that are hdrstrip's own if they are left empty.
+INSTALLED := $(SBINDIR)/hdrstrip \
+	$(PKGLIBDIR)/hdrstrip.bpf.o $(PKGLIBDIR)/hdrstrip-service \
+	$(UNITDIR)/hdrstrip@.service \
+	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
+	$(MANDIR)/man8/hdrstrip.8 \
+	$(BASHCOMPDIR)/hdrstrip \
+	$(LIBDIR)/libhdrstrip.a $(LIBDIR)/libhdrstrip.so.$(VERSION) \
+	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libhdrstrip.so \
+	$(INCLUDEDIR)/hdrstrip.h $(PKGCONFIGDIR)/hdrstrip.pc \
+	$(DOCDIR)/example.c $(DOCDIR)/internal-headers.example
+OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR)
+
+.PHONY: test-install test-ops
+
+install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/hdrstrip $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR)
+	$(Q)install -m 0755 $(OUTPUT)/hdrstrip $(DESTDIR)$(SBINDIR)/hdrstrip
+	$(Q)install -m 0644 $(BPF_OBJ) $(DESTDIR)$(PKGLIBDIR)/hdrstrip.bpf.o
+	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
+	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
+	$(Q)$(SUBST_PATHS) systemd/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
+	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
+		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example
+	$(Q)$(SUBST_PATHS) man/hdrstrip.8 > $(DESTDIR)$(MANDIR)/man8/hdrstrip.8
+	$(Q)install -m 0644 completion/hdrstrip $(DESTDIR)$(BASHCOMPDIR)/hdrstrip
+	$(Q)install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhdrstrip.a
+	$(Q)install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libhdrstrip.so.$(VERSION)
+	$(Q)ln -sf libhdrstrip.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(LIB_SONAME)
+	$(Q)ln -sf $(LIB_SONAME) $(DESTDIR)$(LIBDIR)/libhdrstrip.so
+	$(Q)install -m 0644 lib/hdrstrip.h $(DESTDIR)$(INCLUDEDIR)/hdrstrip.h
+	$(Q)sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+		lib/hdrstrip.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/hdrstrip.pc
+	$(Q)install -m 0644 lib/example.c $(DESTDIR)$(DOCDIR)/example.c
+	$(Q)install -m 0644 packaging/internal-headers.example \
+		$(DESTDIR)$(DOCDIR)/internal-headers.example
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hdrstrip@.service \
+		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
+		$(DESTDIR)$(MANDIR)/man8/hdrstrip.8 $(DESTDIR)$(PKGCONFIGDIR)/hdrstrip.pc
+	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \
+		$(LDCONFIG); fi
+
 uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)for d in $(addprefix $(DESTDIR),$(OWN_DIRS)); do \
+		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; done
+	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \
+		$(LDCONFIG); fi
+
+test-install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
+	$(Q)MAKE='$(MAKE)' VERSION='$(VERSION)' tests/install/test_install.sh
+
+test-ops: $(OUTPUT)/hdrstrip $(BPF_OBJ)
+	$(Q)HDRSTRIP='$(abspath $(OUTPUT)/hdrstrip)' tests/install/run_ops.sh
