@@ -9,7 +9,7 @@ BENCH_LOOKUP := $(BENCH_OUT)/bench_lookup
 # Extra arguments, e.g. BENCH_ARGS='--reps 31 --passes 10'.
 BENCH_ARGS ?=
 
-bench: bench-lookup
+bench: bench-lookup bench-lookup-callgrind
 
 bench-lookup: $(BENCH_LOOKUP)
 	$(Q)$(BENCH_LOOKUP) --corpus $(CORPUS) $(BENCH_ARGS)

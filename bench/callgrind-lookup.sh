@@ -24,7 +24,6 @@ valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$out/callgr
 	tail -5 "$out/valgrind.log" >&2
 	exit 1
 }
-found=0
 for f in "$out"/callgrind.out.*; do
 	[ -e "$f" ] || continue
 	awk '
@@ -34,8 +33,8 @@ for f in "$out"/callgrind.out.*; do
 		if (metric != "" && lookups > 0)
 			printf "bench: %s %.1f instr\n", metric, ir / lookups
 	}' "$f"
-	found=1
-done | sort -t_ -k3,3 -k1,1 >"$out/ir.txt"
+done | awk '{ split($2, p, "_"); print p[4], substr(p[3], 5) + 0, p[1], $0 }' |
+	sort -k1,1 -k2,2n -k3,3 | cut -d' ' -f4- >"$out/ir.txt"
 if [ ! -s "$out/ir.txt" ]; then
 	echo "callgrind-lookup: no client-request dumps in $out" >&2
 	exit 1

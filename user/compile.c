@@ -243,6 +243,15 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	while (b.qhead < b.qtail)
 		build_node(&b, &b.queue[b.qhead++]);
 	t->n_nodes = b.qtail;
+	/* At most 2n - 1 nodes (each name adds a leaf and at most one
+	 * branching node), so the spare node stays empty. */
+	if (t->n_nodes > HS_TRIE_SPARE) {
+		snprintf(err->msg, sizeof(err->msg), "%u nodes: more than the trie holds (%u)",
+			 t->n_nodes, HS_TRIE_SPARE);
+		err->bad_input = 0;
+		r = -E2BIG;
+		goto out;
+	}
 
 	if (set_summaries(t)) {
 		snprintf(err->msg, sizeof(err->msg), "out of memory");
@@ -292,11 +301,18 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 			 t->magic, t->version, HS_TRIE_MAGIC, HS_TRIE_VERSION);
 		return -EINVAL;
 	}
-	if (!t->n_nodes || t->n_nodes > HS_MAX_NODES || !t->n_rules || t->n_rules > HS_MAX_NAMES ||
+	if (!t->n_nodes || t->n_nodes > HS_TRIE_SPARE || !t->n_rules || t->n_rules > HS_MAX_NAMES ||
 	    t->label_bytes > HS_MAX_LABEL_BYTES) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "trie counts out of range (%u nodes, %u rules, %u label bytes)", t->n_nodes,
 			 t->n_rules, t->label_bytes);
+		return -EINVAL;
+	}
+	/* hs_trie_lookup sends dead ends to the spare node and trusts it to
+	 * admit no name. */
+	if (t->nodes[HS_TRIE_SPARE].name_lens || t->nodes[HS_TRIE_SPARE].last_syms) {
+		snprintf(err->msg, sizeof(err->msg), "trie's spare node %u is not empty",
+			 HS_TRIE_SPARE);
 		return -EINVAL;
 	}
 	/* hs_trie_lookup trusts the flag to skip prefix handling. */

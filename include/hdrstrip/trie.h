@@ -304,6 +304,20 @@ HS_INLINE int hs_trie_same(const struct hs_trie *t, const __u8 *name, __u32 len,
 }
 
 /*
+ * A node index a lookup may follow: out-of-range ones (HS_TRIE_DEAD's too)
+ * become HS_TRIE_SPARE, the last node, which hs_compile leaves empty (a
+ * list of n names needs at most 2n - 1 nodes) and hs_trie_validate checks:
+ * its summaries admit no name, so a lookup that lands there is a miss at
+ * its next filter, without a branch of its own.
+ */
+#define HS_TRIE_SPARE (HS_MAX_NODES - 1)
+
+HS_INLINE __u32 hs_trie_node_index(__u32 idx)
+{
+	return idx < HS_TRIE_SPARE ? idx : HS_TRIE_SPARE;
+}
+
+/*
  * Lookup in a trie without prefix rules, from state @s after the first two
  * bytes (not final). Without prefix rules a mismatch anywhere is a miss, so
  * the walk reads only the bytes that pick children (a blind descent, as in
@@ -315,18 +329,14 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
 {
 	__u32 len_bit = len & 31, last = t->sym[name[len - 1]] & 31;
 	/* root2[] holds no sticky state without prefix rules: s is a node's
-	 * state or HS_TRIE_DEAD. A dead state is sent to node 0 and failed by
-	 * the first node test, so the commonest miss costs one branch that is
-	 * hard to predict, not two (masks, not a conditional, or the compiler
-	 * brings the branch back). */
-	__u32 live = (s >> 31) ^ 1, idx = s & 0xffff & -live, e;
-	const struct hs_node *n;
+	 * state or HS_TRIE_DEAD, whose index (like any index out of range)
+	 * lands on the spare node, which admits no name: the commonest miss
+	 * costs one branch that is hard to predict, not two. */
+	__u32 idx = hs_trie_node_index(s & 0xffff), e;
+	const struct hs_node *n = &t->nodes[idx];
 	struct hs_name_words w;
 
-	if (idx >= HS_MAX_NODES)
-		return 0;
-	n = &t->nodes[idx];
-	if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & live))
+	if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
 		return 0;
 	hs_name_words(t, name, len, &w);
 	for (;;) {
@@ -338,10 +348,8 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
 		bit = 1ULL << (t->sym[name[e]] & (HS_MAX_SYMS - 1));
 		if (!(n->mask & bit))
 			return 0;
-		idx = n->first_child + hs_popcount64(n->mask & (bit - 1));
-		if (idx >= HS_MAX_NODES)
-			return 0;
-		n = &t->nodes[idx];
+		n = &t->nodes[hs_trie_node_index(n->first_child +
+						 hs_popcount64(n->mask & (bit - 1)))];
 		if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
 			return 0;
 	}
