@@ -332,26 +332,28 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
 	 * state or HS_TRIE_DEAD, whose index (like any index out of range)
 	 * lands on the spare node, which admits no name: the commonest miss
 	 * costs one branch that is hard to predict, not two. */
-	__u32 idx = hs_trie_node_index(s & 0xffff), e;
+	__u32 idx = hs_trie_node_index(s & 0xffff), e, steps;
 	const struct hs_node *n = &t->nodes[idx];
 	struct hs_name_words w;
 
+	/* Only here: deeper down, the test costs hits more than it saves the
+	 * few near misses that get past this one (measured). */
 	if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
 		return 0;
 	hs_name_words(t, name, len, &w);
-	for (;;) {
+	/* A path has at most HS_MAX_NAME_LEN + 1 nodes; the bound only stops
+	 * a damaged block whose children loop. */
+	for (steps = 0;; steps++) {
 		__u64 bit;
 
 		e = n->end_depth; /* where n's label ends in the name */
 		if (len <= e)
 			break;
 		bit = 1ULL << (t->sym[name[e]] & (HS_MAX_SYMS - 1));
-		if (!(n->mask & bit))
+		if (!(n->mask & bit) || steps > HS_MAX_NAME_LEN)
 			return 0;
 		n = &t->nodes[hs_trie_node_index(n->first_child +
 						 hs_popcount64(n->mask & (bit - 1)))];
-		if (!((n->name_lens >> len_bit) & (n->last_syms >> last) & 1))
-			return 0;
 	}
 	/* A name ending inside a label is a miss (no prefix rule covers it);
 	 * one ending at a label's end is compared whole with the path, which
@@ -415,9 +417,9 @@ HS_INLINE __u32 hs_trie_lookup_prefix(const struct hs_trie *t, const __u8 *name,
  * every byte from the root (the unit tests check it on every split), with
  * shortcuts only:
  *  - one root2[] load for the first two bytes (most misses end there);
- *  - the node's name_lens and last_syms: a name whose length or last byte
- *    no match below a node has is a miss at once (near misses such as
- *    "x-foo-bar-x" and most names that survive root2[]);
+ *  - the summaries of the node root2[] leads to (name_lens, last_syms): a
+ *    name whose length or last byte no match below it has is a miss at
+ *    once (most names that survive root2[], near misses like "x-foo-x");
  *  - labels compared eight bytes at a time, and without prefix rules only
  *    once, as the whole name, at the end of a blind descent.
  * Every exit gives what hs_trie_result would of the state stepping reaches:
