@@ -23,11 +23,19 @@ for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	t0=$(date +%s)
 	if [ -n "${E2E_VERBOSE:-}" ]; then
-		bash "$t" 2>&1 | tee "$logdir/$name.log"
-		rc=${PIPESTATUS[0]}
+		bash "$t" > >(tee "$logdir/$name.log") 2>&1 &
 	else
-		bash "$t" >"$logdir/$name.log" 2>&1
-		rc=$?
+		bash "$t" >"$logdir/$name.log" 2>&1 &
+	fi
+	pid=$!
+	wait "$pid"
+	rc=$?
+	# A test names its namespaces after its pid (lib.sh); none may stay.
+	if ip netns list 2>/dev/null | grep -qE -- "^hse2e-[a-z]+-$pid( |\$)"; then
+		printf '%s left namespaces behind: %s\n' "$name" \
+			"$(ip netns list | grep -E -- "^hse2e-[a-z]+-$pid( |\$)" | tr '\n' ' ')" |
+			tee -a "$logdir/$name.log"
+		[ "$rc" -ne 0 ] || rc=1
 	fi
 	secs=$(($(date +%s) - t0))
 	case $rc in
@@ -41,7 +49,8 @@ for t in "${tests[@]}"; do
 		;;
 	*)
 		failed+=("$name")
-		[ -n "${E2E_VERBOSE:-}" ] || tail -n 60 "$logdir/$name.log" | sed 's/^/  /'
+		[ -n "${E2E_VERBOSE:-}" ] ||
+			grep -B 40 -A 3 -m 1 'FAIL:\|left namespaces' "$logdir/$name.log" | sed 's/^/  /'
 		printf '%-4s %s (exit %d, %ds)\n' FAIL "$name" "$rc" "$secs"
 		;;
 	esac
@@ -54,10 +63,5 @@ printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}
 if grep -h 'KNOWN ISSUE' "$logdir"/*.log >"$logdir/known" 2>/dev/null; then
 	printf 'known issues seen (tests/e2e/known-issues):\n'
 	sed -E 's/^\[([^]]*)\] KNOWN ISSUE ([^:]*):.*/  \2 (\1)/' "$logdir/known" | sort | uniq -c
-fi
-left=$(ip netns list 2>/dev/null | grep -c '^hse2e-' || true)
-if [ "$left" -ne 0 ]; then
-	printf 'e2e: %d test namespaces were left behind\n' "$left"
-	exit 1
 fi
 [ ${#failed[@]} -eq 0 ]
