@@ -16,8 +16,14 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include <hdrstrip/flow.h>
+
 #define HS_MAX_VLANS 2
 #define HS_MAX_IPV6_EXT 6
+
+#define TCP_FL_FIN 0x01
+#define TCP_FL_SYN 0x02
+#define TCP_FL_RST 0x04
 
 enum parse_res {
 	PARSE_OK = 0, /* a TCP segment: see struct pkt */
@@ -27,11 +33,14 @@ enum parse_res {
 };
 
 struct pkt {
+	struct hs_flow_key key; /* the sender's 4-tuple */
+	__u32 seq; /* host order */
 	__u32 l4_off; /* TCP header */
 	__u32 payload_off; /* first payload byte */
 	__u32 payload_end; /* one past the last payload byte (from the IP length) */
 	__u32 csum_off; /* the TCP checksum field */
 	__u16 dport; /* host order */
+	__u16 sport; /* host order */
 	__u8 tcp_flags; /* FIN SYN RST PSH ACK URG... */
 	__u8 ipv6;
 };
@@ -80,7 +89,7 @@ static __always_inline int parse_eth(struct cursor *c)
 }
 
 /* IPv4: fills the L4 bounds; returns the protocol or -PARSE_*. */
-static __always_inline int parse_ipv4(struct cursor *c, __u32 *l4_end)
+static __always_inline int parse_ipv4(struct cursor *c, __u32 *l4_end, struct hs_flow_key *k)
 {
 	struct iphdr *ip = c->pos;
 	__u32 hlen, tot;
@@ -96,6 +105,9 @@ static __always_inline int parse_ipv4(struct cursor *c, __u32 *l4_end)
 	if (ip->frag_off & bpf_htons(0x3fff)) /* MF or a fragment offset */
 		return -PARSE_FRAG;
 	*l4_end = (__u32)(c->pos - c->start) + tot;
+	k->saddr[0] = ip->saddr;
+	k->daddr[0] = ip->daddr;
+	k->family = 4;
 	c->pos += hlen;
 	return ip->protocol;
 }
@@ -106,7 +118,7 @@ struct ipv6_opt {
 };
 
 /* IPv6 and its extension headers; returns the upper protocol or -PARSE_*. */
-static __always_inline int parse_ipv6(struct cursor *c, __u32 *l4_end)
+static __always_inline int parse_ipv6(struct cursor *c, __u32 *l4_end, struct hs_flow_key *k)
 {
 	struct ipv6hdr *ip6 = c->pos;
 	struct ipv6_opt *opt;
@@ -119,6 +131,9 @@ static __always_inline int parse_ipv6(struct cursor *c, __u32 *l4_end)
 		return -PARSE_TRUNC;
 	*l4_end = (__u32)((void *)(ip6 + 1) - c->start) + bpf_ntohs(ip6->payload_len);
 	next = ip6->nexthdr;
+	__builtin_memcpy(k->saddr, &ip6->saddr, sizeof(k->saddr));
+	__builtin_memcpy(k->daddr, &ip6->daddr, sizeof(k->daddr));
+	k->family = 6;
 	c->pos = ip6 + 1;
 #pragma unroll
 	for (i = 0; i < HS_MAX_IPV6_EXT; i++) {
@@ -178,6 +193,10 @@ static __always_inline int parse_tcp(struct cursor *c, struct pkt *pk, __u32 l4_
 		return PARSE_TRUNC;
 	pk->csum_off = pk->l4_off + __builtin_offsetof(struct tcphdr, check);
 	pk->dport = bpf_ntohs(th->dest);
+	pk->sport = bpf_ntohs(th->source);
+	pk->key.sport = th->source;
+	pk->key.dport = th->dest;
+	pk->seq = bpf_ntohl(th->seq);
 	pk->tcp_flags = ((__u8 *)th)[13];
 	return PARSE_OK;
 }
@@ -194,10 +213,10 @@ static __always_inline int parse_packet(void *data, void *data_end, struct pkt *
 		return PARSE_TRUNC;
 	if (proto == bpf_htons(ETH_P_IP)) {
 		pk->ipv6 = 0;
-		proto = parse_ipv4(&c, &l4_end);
+		proto = parse_ipv4(&c, &l4_end, &pk->key);
 	} else if (proto == bpf_htons(ETH_P_IPV6)) {
 		pk->ipv6 = 1;
-		proto = parse_ipv6(&c, &l4_end);
+		proto = parse_ipv6(&c, &l4_end, &pk->key);
 	} else {
 		return PARSE_OTHER;
 	}

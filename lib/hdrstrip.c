@@ -184,11 +184,11 @@ HS_API unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 	return rule;
 }
 
-/* The first request's header block has ended (the scanner is then back
- * before a request line, or past the last block). */
+/* The first request's header block has ended: the scanner has gone on to
+ * its body, or to the next request, or stopped at ambiguous framing. */
 static int block_over(const struct hs_scan *s)
 {
-	return s->phase == HS_PH_BODY || (s->requests && s->phase == HS_PH_REQ_LEAD);
+	return s->requests && !hs_scan_in_block(s);
 }
 
 HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs_mask_result *res)
@@ -204,7 +204,12 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 	memset(res, 0, sizeof(*res));
 	if (!m || (!buf && len))
 		return -EINVAL;
-	hs_scan_init(&s, 0, end, 0);
+	{
+		struct hs_stream st;
+
+		hs_stream_init(&st);
+		hs_scan_begin(&s, &st, 0, end, 0);
+	}
 	/* Run the kernel's step function until it is done or this request's
 	 * header block is over: the scanner goes on to look for a pipelined
 	 * request there, but the caller frames the body and calls again for
@@ -218,10 +223,10 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 	res->headers_seen = s.seen;
 	res->headers_matched = s.matched;
 	res->headers_masked = s.masked;
-	if (s.phase == HS_PH_DROPPED) {
+	if (s.st.phase == HS_PH_DROPPED) {
 		res->status = HS_MASK_DROP;
 		res->drop_rule = s.rule;
-	} else if (s.phase == HS_PH_NOT_HTTP) {
+	} else if (s.st.phase == HS_PH_NOT_HTTP) {
 		res->status = HS_MASK_NOT_HTTP;
 	} else if (block_over(&s)) {
 		res->status = HS_MASK_DONE;

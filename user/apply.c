@@ -143,6 +143,8 @@ int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
 		memcpy(cfg.ports, o->ports, sizeof(cfg.ports));
 	if (o->on_error >= 0)
 		cfg.on_error = o->on_error;
+	if (o->untracked >= 0)
+		cfg.untracked = o->untracked;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
 	/* The flip: one map write. */

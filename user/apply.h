@@ -9,6 +9,7 @@ struct apply_opts {
 	const char *list_path;
 	const __u64 *ports; /* NULL: keep */
 	int on_error; /* enum hs_policy, -1: keep */
+	int untracked; /* enum hs_policy, -1: keep */
 	int qdisc_created; /* -1: keep */
 };
 

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "compile.h"
 #include "loader.h"
+#include <hdrstrip/flow.h>
 
 struct attach_cmd {
 	const char *dev;
@@ -19,12 +20,15 @@ struct attach_cmd {
 	int ports_set;
 	__u64 ports[HS_PORT_WORDS];
 	int on_error;
+	int untracked; /* enum hs_policy, -1: keep */
+	__u32 flows; /* 0: default */
 	struct hs_list_opts list;
 };
 
 static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
+	"                       [--untracked scan|pass|drop] [--flows N]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
 	"to one DEV; they share its list, ports, policy and counters.\n"
@@ -34,12 +38,18 @@ static const char attach_usage[] =
 	"                        (requests leaving DEV, e.g. a proxy's upstream side)\n"
 	"  --xdp-mode MODE       native (default; falls back to skb if the driver lacks it) or skb\n"
 	"  --ports LIST          TCP destination ports to inspect: 80,8080,9000-9010 (default 80)\n"
-	"  --on-error POLICY     what to do with a request that cannot be fully inspected:\n"
-	"                        drop (default) or pass\n"
+	"  --on-error POLICY     what to do with a request that cannot be fully inspected\n"
+	"                        (ambiguous framing, a gap in its headers, too long to scan):\n"
+	"                        drop (default) or pass (then scanned line by line)\n"
+	"  --untracked POLICY    segments of connections without state (older than the attach,\n"
+	"                        or evicted) that do not start a request: scan (default: mask\n"
+	"                        every line that looks like an internal field), pass or drop\n"
+	"  --flows N             connections tracked per hook (default 32768, about 330 bytes each)\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
 
 static const char update_usage[] =
 	"Usage: hdrstrip update DEV --headers FILE [--ports LIST] [--on-error drop|pass]\n"
+	"                       [--untracked scan|pass|drop]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
@@ -51,7 +61,16 @@ static const char detach_usage[] =
 	"Detach hdrstrip from DEV (every hook, or the one given) and, when no hook is left,\n"
 	"remove its pins and any clsact qdisc hdrstrip created.\n";
 
-enum { OPT_HEADERS = 256, OPT_HOOK, OPT_XDP_MODE, OPT_PORTS, OPT_ON_ERROR, OPT_NOFOLD };
+enum {
+	OPT_HEADERS = 256,
+	OPT_HOOK,
+	OPT_XDP_MODE,
+	OPT_PORTS,
+	OPT_ON_ERROR,
+	OPT_UNTRACKED,
+	OPT_FLOWS,
+	OPT_NOFOLD
+};
 
 static const struct option attach_lopts[] = {
 	{ "headers", required_argument, NULL, OPT_HEADERS },
@@ -59,6 +78,8 @@ static const struct option attach_lopts[] = {
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "on-error", required_argument, NULL, OPT_ON_ERROR },
+	{ "untracked", required_argument, NULL, OPT_UNTRACKED },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "no-fold-underscore", no_argument, NULL, OPT_NOFOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -80,6 +101,7 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 	o->hook = -1;
 	o->xdp_mode = XDP_MODE_NATIVE;
 	o->on_error = -1;
+	o->untracked = -1;
 	hs_list_opts_default(&o->list);
 	o->list.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "h", attach_lopts, NULL)) != -1) {
@@ -123,6 +145,31 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 				return EXIT_USAGE;
 			}
 			break;
+		case OPT_UNTRACKED:
+			if (!strcmp(optarg, "scan")) {
+				o->untracked = HS_POLICY_SCAN;
+			} else if (!strcmp(optarg, "pass")) {
+				o->untracked = HS_POLICY_PASS;
+			} else if (!strcmp(optarg, "drop")) {
+				o->untracked = HS_POLICY_DROP;
+			} else {
+				pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)",
+				       cmd, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_FLOWS: {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || n < 16 || n > (1UL << 24)) {
+				pr_err("%s: bad --flows '%s' (a count of connections, 16..16777216)", cmd,
+				       optarg);
+				return EXIT_USAGE;
+			}
+			o->flows = n;
+			break;
+		}
 		case OPT_NOFOLD:
 			o->list.fold_underscore = 0;
 			break;
@@ -206,7 +253,7 @@ int cmd_attach(int argc, char **argv)
 {
 	struct attach_cmd o;
 	struct attach_opts ao;
-	struct apply_opts ap = { .qdisc_created = -1 };
+	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1 };
 	struct hs_config saved;
 	struct dev_state st;
 	struct dev_maps m;
@@ -284,6 +331,7 @@ int cmd_attach(int argc, char **argv)
 	ap.first = created;
 	ap.list_path = o.headers;
 	ap.on_error = o.on_error >= 0 ? o.on_error : created ? HS_POLICY_DROP : -1;
+	ap.untracked = o.untracked >= 0 ? o.untracked : created ? HS_POLICY_SCAN : -1;
 	if (o.ports_set) {
 		ap.ports = o.ports;
 	} else if (created) {
@@ -302,6 +350,7 @@ int cmd_attach(int argc, char **argv)
 
 	ao.hook = o.hook;
 	ao.xdp_mode = o.xdp_mode;
+	ao.flows = o.flows ? o.flows : HS_FLOWS_DEFAULT;
 	r = hook_attach(&d, &ao, &mode, &legacy, &qcreated);
 	if (r) {
 		pr_err("cannot attach %s to '%s': %s (%d)%s", hook_names[o.hook], d.name, errstr(r),
@@ -356,7 +405,7 @@ out:
 int cmd_update(int argc, char **argv)
 {
 	struct attach_cmd o;
-	struct apply_opts ap = { .qdisc_created = -1 };
+	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1 };
 	struct dev_state st;
 	struct dev_maps m;
 	struct pin_lock lk = { -1 };
@@ -401,6 +450,7 @@ int cmd_update(int argc, char **argv)
 	}
 	ap.list_path = o.headers;
 	ap.on_error = o.on_error;
+	ap.untracked = o.untracked;
 	ap.ports = o.ports_set ? o.ports : NULL;
 	r = apply_list(&d, &m, t, &ap);
 	if (r) {

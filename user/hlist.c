@@ -266,11 +266,31 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	struct hs_name *dup = NULL, *first = NULL;
 	size_t i;
 
+	unsigned char used[256] = { 0 };
+	unsigned int distinct = 0;
+
 	for (i = 0; i < l->n; i++) {
 		struct hs_name *nm = &l->names[i];
 
-		for (size_t j = 0; j < nm->len; j++)
-			nm->name[j] = hs_fold_byte(nm->orig[j], l->fold_underscore);
+		for (size_t j = 0; j < nm->len; j++) {
+			unsigned char f = hs_fold_byte(nm->orig[j], l->fold_underscore);
+
+			nm->name[j] = f;
+			if (used[f])
+				continue;
+			used[f] = 1;
+			/* The trie gives each folded byte a bit of a 64-bit mask
+			 * (one bit stands for "no such byte"): tokens use at most
+			 * 51, but visible ASCII has 67 after case folding. */
+			if (++distinct > HS_MAX_SYMS - 1) {
+				char bb[8];
+
+				return fail(err,
+					    "%s:%u: header name \"%s\" brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes (a letter counts once in either case)",
+					    path, nm->line, nm->orig, distinct, show_byte(f, bb),
+					    HS_MAX_SYMS - 1);
+			}
+		}
 		nm->name[nm->len] = 0;
 	}
 	sorted = calloc(l->n, sizeof(*sorted));

@@ -135,6 +135,8 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used
 	struct hdrstrip *skel = open_with_pins(d, &prog, o->hook);
 	int r;
 
+	if (skel && o->flows)
+		bpf_map__set_max_entries(skel->maps.flows, o->flows);
 	*legacy = 0;
 	*qdisc_created = 0;
 	*mode_used = 0;

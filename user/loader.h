@@ -85,6 +85,7 @@ void pins_remove(const struct dev *d);
 struct attach_opts {
 	int hook; /* enum hs_hook_id */
 	int xdp_mode; /* enum xdp_attach_mode */
+	__u32 flows; /* capacity of the program's connection table */
 };
 
 /* Load the program for @o->hook with the maps pinned under @d->pin_dir and

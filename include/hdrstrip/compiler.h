@@ -47,6 +47,23 @@ HS_INLINE __u32 hs_first_byte(__u64 t)
 	return (__u32)(((low >> 7) * 0x0001020304050607ULL) >> 56);
 }
 
+/*
+ * A byte used as a table index, with what the BPF verifier knows of it
+ * reset to "some byte". Indexing makes the verifier track a value exactly;
+ * without this, every path that had compared the byte to some constant first
+ * would carry its own range of it and be verified apart. The AND is an
+ * instruction of its own (in asm, so clang cannot fold it away).
+ */
+HS_INLINE __u32 hs_index_byte(__u8 b)
+{
+	__u32 v = b;
+
+#ifdef __bpf__
+	asm volatile("%0 &= 0xff" : "+r"(v));
+#endif
+	return v;
+}
+
 #define HS_ONES 0x0101010101010101ULL
 #define HS_HIGHS 0x8080808080808080ULL
 

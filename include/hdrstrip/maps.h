@@ -23,6 +23,7 @@
 enum hs_policy {
 	HS_POLICY_DROP = 0,
 	HS_POLICY_PASS = 1,
+	HS_POLICY_SCAN = 2, /* untracked segments only: mask internal-looking lines */
 	HS_POLICY_MAX
 };
 
@@ -35,10 +36,13 @@ enum hs_policy {
 struct hs_config {
 	__u32 active_slot; /* trie slot packets use: 0 or 1 */
 	__u32 generation; /* bumped on every list change */
-	__u8 on_error; /* enum hs_policy */
+	__u8 on_error; /* enum hs_policy: drop or pass */
+	__u8 untracked; /* enum hs_policy: scan, pass or drop */
 	__u8 qdisc_created; /* the loader created this device's clsact qdisc */
-	__u16 n_names; /* names in the active list */
+	__u8 reserved0;
+	__u32 n_names; /* names in the active list */
 	__u32 ifindex; /* the interface this state belongs to */
+	__u32 flows; /* capacity of each program's flow table */
 	__u64 netns_ino; /* ... and the inode of its network namespace */
 	__u64 updated_ns; /* wall-clock time of the last list change */
 	__u64 flipped_ns; /* CLOCK_MONOTONIC time of the last slot flip */
@@ -47,8 +51,8 @@ struct hs_config {
 	__u64 ports[HS_PORT_WORDS]; /* bitmap of inspected TCP destination ports */
 };
 
-_Static_assert(__builtin_offsetof(struct hs_config, ports) == 312, "hs_config layout");
-_Static_assert(sizeof(struct hs_config) == 312 + HS_PORT_WORDS * 8, "hs_config size");
+_Static_assert(__builtin_offsetof(struct hs_config, ports) == 320, "hs_config layout");
+_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8, "hs_config size");
 
 /*
  * Counters: a per-CPU array with one element of this struct, so bpftool
@@ -67,12 +71,23 @@ struct hs_counters {
 	__u64 fragments; /* IP fragments, passed without inspection */
 	__u64 scan_incomplete; /* payloads that could not be scanned to the end */
 	__u64 truncated; /* malformed or truncated L2-L4 headers */
+	__u64 split_names; /* names split over segments, rewritten ahead */
+	__u64 framing_conflict; /* requests whose body framing servers could read two ways */
+	__u64 framing_invalid; /* Content-Length values that are not numbers */
+	__u64 desync; /* a request should start and something else does */
+	__u64 flows_new; /* connections the program started tracking */
+	__u64 flows_closed; /* ... and saw end (FIN/RST) */
+	__u64 untracked; /* segments of connections with no state, e.g. evicted */
+	__u64 retransmits; /* segments rescanned from a checkpoint */
+	__u64 out_of_order; /* segments ahead of a gap in a header block */
 };
 
 #define HS_COUNTER_NAMES                                                                  \
 	"packets", "inspected", "http_requests", "headers_seen", "headers_matched",          \
 		"headers_masked", "packets_modified", "packets_dropped", "non_http",         \
-		"fragments", "scan_incomplete", "truncated"
+		"fragments", "scan_incomplete", "truncated", "split_names", "framing_conflict",  \
+		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",       \
+		"retransmits", "out_of_order"
 
 #define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))
 

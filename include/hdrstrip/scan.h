@@ -2,11 +2,14 @@
 /*
  * The HTTP/1.x request scanner, shared by the BPF programs and the host.
  *
- * It is a resumable state machine over the bytes of a buffer (a packet's TCP
- * payload in the kernel), driven one step at a time by hs_scan_step(): a
- * step consumes one byte, or up to eight bytes at once where only a line end
- * can matter (SWAR search). The caller owns the loop, so the BPF side can
- * bound it for the verifier and the host side can run it to the end.
+ * A resumable state machine over a byte stream that arrives in buffers (a
+ * TCP payload each, in the kernel), driven one step at a time by
+ * hs_scan_step(): a step consumes one byte, or up to eight bytes at once
+ * where only a line end can matter (SWAR search), or a run of body bytes.
+ * The caller owns the loop, so the BPF side can bound it for the verifier.
+ * The per-connection part of the state (struct hs_stream) is saved after a
+ * buffer and resumed before the next one: a line split at any byte scans as
+ * the unsplit line does.
  *
  * Parsing is as liberal as the most liberal server hdrstrip protects:
  *  - a line ends at CRLF, a bare LF or a bare CR;
@@ -19,18 +22,27 @@
  * The header block ends only where every such parser agrees it ends: an
  * empty line terminated by LF whose previous line end had an LF too. Where
  * parsers disagree, scanning goes on: masking more is safe, less is not.
- * A pipelined request may follow in the same buffer, and a server reads it
- * as soon as the block before it ends: bytes after a block that start a
- * request line are scanned as the next request; the first bytes that do
- * not are a body, and the scan stops there.
+ *
+ * Requests follow each other by HTTP/1.1 framing: Content-Length bytes of
+ * body, or chunks (whose trailer fields are scanned like headers), or none.
+ * Framing that servers could read two ways (two lengths, a length and
+ * chunked, a bad chunk size, a framing field with odd bytes around its
+ * name) stops the scan in HS_PH_HALT for the caller's policy. After CONNECT
+ * or an Upgrade, and after bytes that do not start a request where one
+ * should start, the connection is scanned line by line with no framing
+ * (untracked mode): every line that looks like an internal field is masked.
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
  * "x-hdrstrip" (cut to fit) ':' ' ' and then 'x' bytes; continuation lines
  * of a masked field keep their leading SP/HTAB and become 'x' bytes. The
  * result is a valid field line of the same length that carries nothing of
- * the original. The one's complement difference of every rewritten byte is
- * accumulated for the caller's checksum update.
+ * the original. When a buffer ends inside a name that could still match,
+ * the name's bytes in that buffer are rewritten as if it matched (they
+ * cannot be changed once sent): the same bytes the unsplit line gets when it
+ * does match; if it turns out not to, the rest of that line is masked too,
+ * so the line stays a valid field. The one's complement difference of every
+ * rewritten byte is accumulated for the caller's checksum update.
  */
 #ifndef HDRSTRIP_SCAN_H
 #define HDRSTRIP_SCAN_H
@@ -46,38 +58,71 @@ enum hs_phase {
 	HS_PH_REQ_WS2,
 	HS_PH_REQ_VERSION, /* "HTTP/" then the version bytes */
 	HS_PH_REQ_TRAIL, /* blanks after the version */
-	HS_PH_LINE_START, /* first byte of a line in the header block */
+	HS_PH_LINE_START, /* first byte of a field line */
 	HS_PH_LEAD, /* blanks before a name */
 	HS_PH_NAME,
 	HS_PH_SKIP, /* rest of a line that is kept */
 	HS_PH_MASK, /* rest of a line that is rewritten */
 	HS_PH_CR, /* after a CR: an LF here is part of the same line end */
-	HS_PH_BODY, /* the last header block is over and no request follows it */
-	HS_PH_NOT_HTTP, /* the payload does not start with a request */
+	HS_PH_VALUE_CL, /* the value of a Content-Length field */
+	HS_PH_VALUE_TE, /* the value of a Transfer-Encoding field */
+	HS_PH_BODY, /* hs_stream.num bytes of body (or of a chunk) to skip */
+	HS_PH_CHUNK_SIZE,
+	HS_PH_CHUNK_EXT, /* chunk extensions, up to the line end */
+	HS_PH_CHUNK_LF, /* after the CR of a chunk-size line */
+	HS_PH_CHUNK_END, /* the CRLF after a chunk's data */
+	HS_PH_PREMASK, /* rewriting the name bytes of this buffer, then DONE */
+	/* Terminal: nothing more is scanned in this stream's buffer. */
+	HS_PH_NOT_HTTP, /* the stream does not start with a request */
 	HS_PH_DROPPED, /* a drop rule matched */
+	HS_PH_HALT, /* ambiguous framing: the caller's policy decides */
 	HS_PH_MAX
 };
 
-/* hs_scan.flags */
-#define HS_SF_PREV_LF 0x01 /* the previous line end had an LF */
-#define HS_SF_PREV_MASKED 0x02 /* the previous field was masked */
-#define HS_SF_IN_JUNK 0x04 /* NAME: in a run of blanks after the name */
-#define HS_SF_CONT 0x08 /* this line started with SP/HTAB */
-#define HS_SF_WS_PREFIX 0x10 /* LEAD: still in the line's leading SP/HTAB */
-#define HS_SF_EMPTY 0x20 /* CR: the CR ended an empty line */
-#define HS_SF_KEEP_WS 0x40 /* MASK: keep SP/HTAB up to the first other byte */
-#define HS_SF_FILL_X 0x80 /* MASK: a continuation line: every byte becomes 'x' */
+/* hs_stream.flags: the current line */
+#define HS_SF_PREV_LF 0x001 /* the previous line end had an LF */
+#define HS_SF_PREV_MASKED 0x002 /* the previous field was masked */
+#define HS_SF_IN_JUNK 0x004 /* NAME: in a run of blanks after the name */
+#define HS_SF_CONT 0x008 /* this line started with SP/HTAB */
+#define HS_SF_WS_PREFIX 0x010 /* LEAD: still in the line's leading SP/HTAB */
+#define HS_SF_EMPTY 0x020 /* CR: the CR ended an empty line */
+#define HS_SF_KEEP_WS 0x040 /* MASK: keep SP/HTAB up to the first other byte */
+#define HS_SF_FILL_X 0x080 /* MASK: a continuation line: every byte becomes 'x' */
+#define HS_SF_LEAD_JUNK 0x100 /* the name came after other bytes */
+#define HS_SF_NAME_JUNK 0x200 /* blanks came after the name (framing names) */
+#define HS_SF_PREMASKED 0x400 /* the line was rewritten in an earlier buffer */
+#define HS_SF_CHUNK_CR 0x800 /* CHUNK_END: the CR was seen */
+
+/* hs_stream.req: the current request */
+#define HS_RQ_CONNECT_CAND 0x01 /* the method so far is a prefix of CONNECT */
+#define HS_RQ_CONNECT 0x02
+#define HS_RQ_UPGRADE 0x04 /* an Upgrade field was kept */
+#define HS_RQ_CL 0x08 /* a Content-Length was seen (value in hs_stream.cl) */
+#define HS_RQ_TE 0x10 /* a Transfer-Encoding was seen */
+#define HS_RQ_CHUNKED 0x20 /* ... and chunked is its final coding */
+#define HS_RQ_PREV_FRAMING 0x40 /* the previous field frames the body */
+#define HS_RQ_TRAILERS 0x80 /* the fields are a chunked body's trailers */
+
+/* hs_stream.conn: the connection */
+#define HS_CN_SEEN_REQUEST 0x01 /* a request has started on this stream */
+#define HS_CN_UNTRACKED 0x02 /* line by line, no framing (see above) */
+#define HS_CN_BAD_FRAMING 0x04 /* the current request's framing is ambiguous */
 
 /* hs_scan_step() results */
 enum hs_step {
 	HS_STEP_MORE = 0, /* call again */
-	HS_STEP_MATCH, /* a field matched rule hs_scan.rule - 1; call again */
+	HS_STEP_MATCH, /* a field matched list rule hs_scan.rule - 1; call again */
 	HS_STEP_DONE, /* nothing more to scan in this buffer */
 };
 
 #define HS_MAX_METHOD_LEN 32
-#define HS_FILL_NAME "x-hdrstrip"
-#define HS_FILL_NAME_LEN 10
+#define HS_FILL_NAME_LEN 10 /* "x-hdrstrip" */
+/* Columns carried from one buffer to the next are clamped: past this, no
+ * decision depends on the exact value (method length, filler columns). */
+#define HS_COL_CLAMP 48
+/* Chunk sizes and lengths above this are taken as bad framing. */
+#define HS_MAX_BODY (1ULL << 48)
+
 /*
  * Offsets into a buffer stay below HS_MAX_BUF: the verifier only proves
  * packet accesses whose offset plus size stays within 64 KiB (MAX_PACKET_OFF),
@@ -85,35 +130,63 @@ enum hs_step {
  */
 #define HS_MAX_BUF 0xfff0
 
-struct hs_scan {
-	__u32 pos; /* offset of the next byte in the buffer */
-	__u32 end; /* offset one past the last byte to scan (<= HS_MAX_BUF) */
+/* The part of the state that lives from one buffer to the next. */
+struct hs_stream {
+	__u64 num; /* number being parsed, or body bytes left (BODY) */
+	__u64 cl; /* the request's Content-Length */
 	__u32 tstate; /* trie state of the current name */
 	__u32 saved; /* trie state before a run of blanks after the name */
+	__u16 flags; /* HS_SF_* */
+	__u16 col; /* bytes of the current line (or word) before this buffer */
+	__u8 phase; /* enum hs_phase */
+	__u8 req; /* HS_RQ_* */
+	__u8 conn; /* HS_CN_* */
+	__u8 name_fill; /* MASK: length of the filler name on this line */
+	__u8 vstate; /* value and chunk-size parsers' sub-state */
+	__u8 fcand; /* HS_FR_*: framing field names the name may still be */
+	__u8 name_col; /* column of the name's first byte */
+	__u8 reserved;
+};
+
+_Static_assert(sizeof(struct hs_stream) == 40, "hs_stream layout");
+
+/* One buffer's scan. */
+struct hs_scan {
+	struct hs_stream st;
+	__u32 pos; /* offset of the next byte in the buffer */
+	__u32 end; /* offset one past the last byte to scan (<= HS_MAX_BUF) */
+	__u32 start; /* offset of the buffer's first byte */
 	/* First byte of the current line that may be rewritten; in the request
 	 * line, the first byte of the current word. Columns are measured from
 	 * it rather than counted, which also keeps the verifier's view of the
-	 * state small (a counter would be a new exact value every byte). */
+	 * state small (a counter would be a new exact value every byte). It may
+	 * lie before @start when the line began in an earlier buffer. */
 	__u32 mask_start;
-	__u16 reserved0;
-	__u16 rule; /* rule + 1 of the last match */
-	__u8 phase; /* enum hs_phase */
-	__u8 flags; /* HS_SF_* */
-	__u8 reserved1;
-	__u8 name_fill; /* MASK: length of the filler name on this line */
+	__u32 resume; /* PREMASK: where the buffer ends */
 	__u8 csum_par; /* parity of the offset the checksum's 16-bit words start at */
-	__u8 reserved[3];
+	__u8 opts; /* HS_OPT_* */
+	__u16 rule; /* list rule + 1 of the last match */
 	/* One's complement sum of (new - old) over rewritten bytes, in the
 	 * byte order of memory (what the kernel's checksum helpers use). */
 	__u64 csum_acc;
-	/* What this scan found. */
+	/* What this buffer's scan found. */
 	__u16 requests;
 	__u16 seen;
 	__u16 matched;
 	__u16 masked;
+	__u16 premasked; /* lines rewritten ahead because a name was split */
+	__u16 framing_invalid; /* Content-Length values no server reads as a length */
+	__u16 desync; /* where a request should start, something else did */
+	__u16 conflicts; /* ambiguous framing, scanned on line by line */
 };
 
-_Static_assert(sizeof(struct hs_scan) == 48, "hs_scan layout");
+/* hs_scan.opts: what to do where the stream is not what it should be. */
+#define HS_OPT_UNTRACKED 0x1 /* bytes not starting a request: scan this buffer
+				line by line instead of stopping (HS_PH_NOT_HTTP) */
+#define HS_OPT_CONFLICT_GO_ON 0x2 /* ambiguous framing: go on line by line
+				     instead of stopping (HS_PH_HALT) */
+
+_Static_assert(sizeof(struct hs_scan) == 88, "hs_scan layout");
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a
@@ -130,16 +203,59 @@ HS_INLINE __u32 hs_off(__u32 v)
 	return v & 0xffff;
 }
 
-/* Start scanning @buf[start, end) as the first bytes of a request stream.
- * @csum_base is the offset the checksummed data starts at (the TCP header),
- * so that rewritten bytes land in the right half of their 16-bit word. */
-HS_INLINE void hs_scan_init(struct hs_scan *s, __u32 start, __u32 end, __u32 csum_base)
+/* Column of @pos on the current line (16-bit: mask_start may have wrapped
+ * below zero for a line that began in an earlier buffer). */
+HS_INLINE __u32 hs_col(const struct hs_scan *s, __u32 pos)
+{
+	return (pos - s->mask_start) & 0xffff;
+}
+
+/* Is the scan inside a request line or a field block (headers, trailers)? */
+HS_INLINE int hs_scan_in_block(const struct hs_scan *s)
+{
+	return s->st.phase >= HS_PH_REQ_METHOD && s->st.phase <= HS_PH_VALUE_TE &&
+	       !(s->st.conn & HS_CN_UNTRACKED);
+}
+
+/* The state of a stream before its first byte. */
+HS_INLINE void hs_stream_init(struct hs_stream *st)
+{
+	__builtin_memset(st, 0, sizeof(*st));
+	st->phase = HS_PH_REQ_LEAD;
+}
+
+/* Untracked mode from the next line on: no framing, every line checked. */
+HS_INLINE void hs_stream_untrack(struct hs_stream *st)
+{
+	hs_stream_init(st);
+	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED;
+	st->phase = HS_PH_LINE_START;
+}
+
+/*
+ * Scan @buf[start, end) with stream state @st. @csum_base is the offset the
+ * checksummed data starts at (the TCP header), so that rewritten bytes land
+ * in the right half of their 16-bit word.
+ */
+HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u32 start,
+			     __u32 end, __u32 csum_base)
 {
 	__builtin_memset(s, 0, sizeof(*s));
+	s->st = *st;
+	s->start = start;
 	s->pos = start;
 	s->end = end > HS_MAX_BUF ? HS_MAX_BUF : end;
-	s->phase = HS_PH_REQ_LEAD;
+	s->mask_start = hs_off(start - st->col);
 	s->csum_par = csum_base & 1;
+}
+
+/* The stream state to resume from with the buffer that follows. */
+HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
+{
+	__u32 col = hs_col(s, s->pos);
+
+	*st = s->st;
+	st->col = col > HS_COL_CLAMP ? HS_COL_CLAMP : col;
 }
 
 HS_INLINE int hs_is_eol(__u8 b)
@@ -150,8 +266,8 @@ HS_INLINE int hs_is_eol(__u8 b)
 /* Bytes that some parser strips around a name or splits a request line on:
  * SP HTAB VT FF 0x1c-0x1f (Python's str.split/strip), 0x85 0xa0 (the same on
  * latin-1 text). */
-#define HS_BLANK_LOW ((1ULL << ' ') | (1ULL << '\t') | (1ULL << 0x0b) | (1ULL << 0x0c) | \
-		      (0xfULL << 0x1c))
+#define HS_BLANK_LOW                                                                        \
+	((1ULL << ' ') | (1ULL << '\t') | (1ULL << 0x0b) | (1ULL << 0x0c) | (0xfULL << 0x1c))
 
 HS_INLINE int hs_is_blank(__u8 b)
 {
@@ -173,7 +289,18 @@ HS_INLINE int hs_is_tchar_byte(__u8 b)
 	return 0;
 }
 
-/* The filler byte for column @col of a masked line: HS_FILL_NAME cut to
+/* Value 0-15 of a hex digit, or 16. */
+HS_INLINE __u32 hs_hex(__u8 b)
+{
+	if (b >= '0' && b <= '9')
+		return b - '0';
+	b |= 0x20;
+	if (b >= 'a' && b <= 'f')
+		return b - 'a' + 10;
+	return 16;
+}
+
+/* The filler byte for column @col of a masked line: "x-hdrstrip" cut to
  * @name_fill bytes, ':', ' ', then 'x'. */
 HS_INLINE __u8 hs_fill_byte(__u32 col, __u32 name_fill)
 {
@@ -237,96 +364,253 @@ HS_INLINE void hs_rewrite_byte(struct hs_scan *s, __u8 *p, __u32 off, __u8 nb)
 /* A line ends at byte @b (CR or LF) at offset @pos. */
 HS_INLINE void hs_end_line(struct hs_scan *s, __u8 b, __u32 pos)
 {
-	s->flags &= ~(HS_SF_IN_JUNK | HS_SF_CONT | HS_SF_WS_PREFIX | HS_SF_EMPTY | HS_SF_KEEP_WS);
+	s->st.flags &= HS_SF_PREV_LF | HS_SF_PREV_MASKED;
 	if (b == '\r') {
-		s->phase = HS_PH_CR;
+		s->st.phase = HS_PH_CR;
 	} else {
-		s->phase = HS_PH_LINE_START;
-		s->flags |= HS_SF_PREV_LF;
+		s->st.phase = HS_PH_LINE_START;
+		s->st.flags |= HS_SF_PREV_LF;
 	}
 	s->pos = hs_off(pos + 1);
+}
+
+/* Framing that servers could read two ways: stop for the caller's policy,
+ * or, when the policy lets such requests through, check every line of the
+ * rest of the connection. */
+HS_INLINE int hs_conflict(struct hs_scan *s)
+{
+	s->conflicts++;
+	if (!(s->opts & HS_OPT_CONFLICT_GO_ON)) {
+		s->st.phase = HS_PH_HALT;
+		return HS_STEP_DONE;
+	}
+	hs_stream_untrack(&s->st);
+	s->st.flags = HS_SF_PREV_LF;
+	return HS_STEP_MORE;
+}
+
+/* A request (with its body) is over: the next one starts here. */
+HS_INLINE void hs_request_done(struct hs_scan *s)
+{
+	int tunnel = s->st.req & (HS_RQ_CONNECT | HS_RQ_UPGRADE);
+
+	s->st.req = 0;
+	s->st.cl = 0;
+	s->st.num = 0;
+	s->st.conn &= ~HS_CN_BAD_FRAMING;
+	if (tunnel) {
+		/* A server may refuse the switch and read on: what follows
+		 * might still be HTTP, and is checked line by line. */
+		s->st.conn |= HS_CN_UNTRACKED;
+		s->st.phase = HS_PH_LINE_START;
+		return;
+	}
+	s->st.phase = HS_PH_REQ_LEAD;
+}
+
+/* The header (or trailer) block ended at an empty line. */
+HS_INLINE int hs_block_done(struct hs_scan *s)
+{
+	__u8 rq = s->st.req;
+
+	if (rq & HS_RQ_TRAILERS) {
+		hs_request_done(s);
+		return HS_STEP_MORE;
+	}
+	if ((s->st.conn & HS_CN_BAD_FRAMING) ||
+	    ((rq & HS_RQ_TE) && ((rq & HS_RQ_CL) || !(rq & HS_RQ_CHUNKED))))
+		return hs_conflict(s);
+	if (rq & HS_RQ_TE) {
+		s->st.phase = HS_PH_CHUNK_SIZE;
+		s->st.num = 0;
+		s->st.vstate = 0;
+		return HS_STEP_MORE;
+	}
+	if ((rq & HS_RQ_CL) && s->st.cl) {
+		s->st.phase = HS_PH_BODY;
+		s->st.num = s->st.cl;
+		return HS_STEP_MORE;
+	}
+	hs_request_done(s);
+	return HS_STEP_MORE;
+}
+
+/*
+ * The fields that frame a request are recognised beside the trie, exactly
+ * as servers spell them (any case, no '_' for '-'), so the list stays the
+ * operator's alone. Byte @i of field name @k, or 0 past its end.
+ */
+#define HS_FR_CL 0x1 /* content-length */
+#define HS_FR_TE 0x2 /* transfer-encoding */
+#define HS_FR_UPGRADE 0x4 /* upgrade */
+
+HS_INLINE __u8 hs_framing_byte(__u32 k, __u32 i)
+{
+	__u64 w;
+
+	if (k == 0) {
+		if (i >= 14)
+			return 0;
+		w = i < 8 ? 0x2d746e65746e6f63ULL : 0x00006874676e656cULL; /* "content-" "length" */
+	} else if (k == 1) {
+		if (i >= 17)
+			return 0;
+		w = i < 8 ? 0x726566736e617274ULL : i < 16 ? 0x6e69646f636e652dULL : 0x67;
+	} else {
+		if (i >= 7)
+			return 0;
+		w = 0x0065646172677075ULL; /* "upgrade" */
+	}
+	return (__u8)(w >> (8 * (i & 7)));
+}
+
+/* Narrow the framing candidates by name byte @b at index @i. */
+HS_INLINE __u8 hs_framing_step(__u8 fc, __u8 b, __u32 i)
+{
+	__u8 c = b | 0x20; /* ASCII letters to lower case; '-' stays */
+
+	if ((fc & HS_FR_CL) && c != hs_framing_byte(0, i))
+		fc &= ~HS_FR_CL;
+	if ((fc & HS_FR_TE) && c != hs_framing_byte(1, i))
+		fc &= ~HS_FR_TE;
+	if ((fc & HS_FR_UPGRADE) && c != hs_framing_byte(2, i))
+		fc &= ~HS_FR_UPGRADE;
+	return fc;
+}
+
+/* The candidates whose whole name is the @i bytes seen. */
+HS_INLINE __u8 hs_framing_exact(__u8 fc, __u32 i)
+{
+	if ((fc & HS_FR_CL) && hs_framing_byte(0, i))
+		fc &= ~HS_FR_CL;
+	if ((fc & HS_FR_TE) && hs_framing_byte(1, i))
+		fc &= ~HS_FR_TE;
+	if ((fc & HS_FR_UPGRADE) && hs_framing_byte(2, i))
+		fc &= ~HS_FR_UPGRADE;
+	return fc;
 }
 
 /* First byte of a name at @pos: counted, and looked up from the root. */
 HS_INLINE void hs_start_name(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
-	if (!(s->flags & HS_SF_CONT))
+	__u32 col = hs_col(s, pos);
+
+	if (!(s->st.flags & HS_SF_CONT))
 		s->seen++;
-	s->tstate = hs_trie_step(t, HS_TRIE_ROOT, b);
-	s->phase = s->tstate == HS_TRIE_DEAD ? HS_PH_SKIP : HS_PH_NAME;
+	s->st.name_col = col < 255 ? col : 255;
+	s->st.fcand = hs_framing_step(HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, b, 0);
+	s->st.tstate = hs_trie_step(t, HS_TRIE_ROOT, b);
+	s->st.phase = s->st.tstate == HS_TRIE_DEAD && !s->st.fcand ? HS_PH_SKIP : HS_PH_NAME;
 	s->pos = hs_off(pos + 1);
+}
+
+/* Rewrite the current line from its first rewritable byte in this buffer. */
+HS_INLINE void hs_start_mask(struct hs_scan *s, __u32 pos)
+{
+	__u32 len = hs_col(s, pos);
+
+	s->st.name_fill = len < HS_FILL_NAME_LEN ? len : HS_FILL_NAME_LEN;
+	s->st.flags &= ~(HS_SF_KEEP_WS | HS_SF_FILL_X);
+	s->st.phase = HS_PH_MASK;
+	/* Go back to the line's start, or this buffer's if it began earlier. */
+	s->pos = hs_col(s, s->start) <= hs_col(s, pos) && hs_col(s, s->start) ? s->start
+									      : s->mask_start;
+}
+
+/* A field that frames the request (Content-Length, Transfer-Encoding,
+ * Upgrade) is kept: learn from it. Returns the next phase. */
+HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
+{
+	/* Odd bytes around the name: some servers take the field, others
+	 * drop it, so nobody can tell where the body ends. */
+	if (s->st.flags & (HS_SF_NAME_JUNK | HS_SF_LEAD_JUNK | HS_SF_CONT)) {
+		s->st.conn |= HS_CN_BAD_FRAMING;
+		return HS_PH_SKIP;
+	}
+	s->st.req |= HS_RQ_PREV_FRAMING;
+	s->st.vstate = 0;
+	s->st.num = 0;
+	if (fc & HS_FR_CL)
+		return HS_PH_VALUE_CL;
+	if (fc & HS_FR_TE)
+		return HS_PH_VALUE_TE;
+	s->st.req |= HS_RQ_UPGRADE;
+	return HS_PH_SKIP;
 }
 
 /* The name ended at a colon at @pos: look the verdict up and act on it. */
 HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
-	__u32 r = hs_trie_result(t, (s->flags & HS_SF_IN_JUNK) ? s->saved : s->tstate);
-	__u32 len;
+	__u32 v = hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate);
+	__u8 fc = s->st.fcand;
 
-	if (!r) {
-		s->phase = HS_PH_SKIP;
+	if (!(s->st.flags & HS_SF_NAME_JUNK))
+		fc = hs_framing_exact(fc, hs_col(s, pos) - s->st.name_col);
+	s->st.req &= ~HS_RQ_PREV_FRAMING;
+	if (!v) {
+		s->st.phase = HS_PH_SKIP;
+		if (fc && !(s->st.conn & HS_CN_UNTRACKED) && !(s->st.req & HS_RQ_TRAILERS))
+			s->st.phase = hs_framing_field(s, fc);
+		if (s->st.flags & HS_SF_PREMASKED) {
+			/* Its first bytes are gone already: mask the rest. */
+			hs_start_mask(s, pos);
+			return HS_STEP_MORE;
+		}
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
-	s->rule = r;
+	s->rule = v;
 	s->matched++;
-	if (t->rules[(r - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
-		s->phase = HS_PH_DROPPED;
+	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
+		s->st.phase = HS_PH_DROPPED;
 		return HS_STEP_MATCH;
 	}
-	/* Rewrite from the line's first rewritable byte: go back there. */
 	s->masked++;
-	len = pos - s->mask_start;
-	s->name_fill = len < HS_FILL_NAME_LEN ? len : HS_FILL_NAME_LEN;
-	s->flags &= ~(HS_SF_KEEP_WS | HS_SF_FILL_X);
-	s->phase = HS_PH_MASK;
-	s->pos = hs_off(s->mask_start);
+	hs_start_mask(s, pos);
 	return HS_STEP_MATCH;
-}
-
-/* The header block ended with the line end at @pos: look for a pipelined
- * request after it, as for the first one. */
-HS_INLINE int hs_end_block(struct hs_scan *s, __u32 pos)
-{
-	s->phase = HS_PH_REQ_LEAD;
-	s->flags = 0;
-	s->pos = hs_off(pos + 1);
-	return HS_STEP_MORE;
 }
 
 /* Request line, one byte. */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 {
 	int blank = hs_is_blank(b), eol = hs_is_eol(b);
+	__u32 i = hs_col(s, pos);
 
-	switch (s->phase) {
+	switch (s->st.phase) {
 	case HS_PH_REQ_LEAD:
 		if (blank || eol)
 			break;
 		if (!hs_is_tchar_byte(b))
 			goto not_http;
-		s->phase = HS_PH_REQ_METHOD;
+		s->st.phase = HS_PH_REQ_METHOD;
+		s->st.req = b == 'C' ? HS_RQ_CONNECT_CAND : 0;
 		s->mask_start = hs_off(pos);
 		break;
 	case HS_PH_REQ_METHOD:
 		if (blank) {
-			s->phase = HS_PH_REQ_WS1;
+			if ((s->st.req & HS_RQ_CONNECT_CAND) && i == 7)
+				s->st.req |= HS_RQ_CONNECT;
+			s->st.req &= ~HS_RQ_CONNECT_CAND;
+			s->st.phase = HS_PH_REQ_WS1;
 			break;
 		}
-		if (!hs_is_tchar_byte(b) || pos - s->mask_start >= HS_MAX_METHOD_LEN)
+		if (!hs_is_tchar_byte(b) || i >= HS_MAX_METHOD_LEN)
 			goto not_http;
+		/* "ONNECT" (after the 'C'), little-endian */
+		if (i >= 7 || b != (__u8)(0x5443454e4e4fULL >> (8 * (i - 1))))
+			s->st.req &= ~HS_RQ_CONNECT_CAND;
 		break;
 	case HS_PH_REQ_WS1:
 		if (eol)
 			goto not_http;
 		if (!blank)
-			s->phase = HS_PH_REQ_TARGET;
+			s->st.phase = HS_PH_REQ_TARGET;
 		break;
 	case HS_PH_REQ_TARGET:
 		if (eol)
 			goto done;
 		if (blank)
-			s->phase = HS_PH_REQ_WS2;
+			s->st.phase = HS_PH_REQ_WS2;
 		break;
 	case HS_PH_REQ_WS2:
 		if (eol)
@@ -335,13 +619,12 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 			break;
 		if (b != 'H')
 			goto not_http;
-		s->phase = HS_PH_REQ_VERSION;
+		s->st.phase = HS_PH_REQ_VERSION;
 		s->mask_start = hs_off(pos);
 		break;
 	case HS_PH_REQ_VERSION:
-		if (pos - s->mask_start < 5) {
-			/* "HTTP/": the 'H' started the token. */
-			__u32 i = pos - s->mask_start;
+		if (i < 5) {
+			/* "HTTP/": the 'H' started the word. */
 			__u8 want = i == 4 ? '/' : i == 3 ? 'P' : 'T';
 
 			if (b != want)
@@ -351,7 +634,7 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 		if (eol)
 			goto done;
 		if (blank)
-			s->phase = HS_PH_REQ_TRAIL;
+			s->st.phase = HS_PH_REQ_TRAIL;
 		break;
 	default: /* HS_PH_REQ_TRAIL */
 		if (eol)
@@ -364,58 +647,81 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 	return HS_STEP_MORE;
 done:
 	s->requests++;
-	s->flags &= ~(HS_SF_PREV_LF | HS_SF_PREV_MASKED);
+	s->st.conn |= HS_CN_SEEN_REQUEST;
+	s->st.flags = 0;
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;
 not_http:
-	/* After a complete request, bytes that start no other are its body. */
-	s->phase = s->requests ? HS_PH_BODY : HS_PH_NOT_HTTP;
+	if (s->st.conn & HS_CN_SEEN_REQUEST) {
+		/* Where the next request should start, something else does:
+		 * framing and the server disagree. Check every line from here. */
+		s->desync++;
+		hs_stream_untrack(&s->st);
+		s->st.flags = HS_SF_PREV_LF;
+		return HS_STEP_MORE;
+	}
+	if (s->opts & HS_OPT_UNTRACKED) {
+		/* The middle of a connection we know nothing about: check
+		 * the whole buffer line by line. Nothing was written yet. */
+		hs_stream_untrack(&s->st);
+		s->pos = s->start;
+		return HS_STEP_MORE;
+	}
+	s->st.phase = HS_PH_NOT_HTTP;
 	return HS_STEP_DONE;
 }
 
 /* A line's first byte. */
 HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
+	__u16 keep = s->st.flags & (HS_SF_PREV_LF | HS_SF_PREV_MASKED);
+
 	if (b == '\n') {
 		/* An empty line: the end of the block if the line end before it
 		 * had an LF too; otherwise some parser still reads fields. */
-		if (s->flags & HS_SF_PREV_LF)
-			return hs_end_block(s, pos);
-		s->flags |= HS_SF_PREV_LF;
 		s->pos = hs_off(pos + 1);
+		s->st.flags = HS_SF_PREV_LF;
+		if ((keep & HS_SF_PREV_LF) && !(s->st.conn & HS_CN_UNTRACKED))
+			return hs_block_done(s);
 		return HS_STEP_MORE;
 	}
 	if (b == '\r') {
-		s->phase = HS_PH_CR;
-		s->flags |= HS_SF_EMPTY;
+		s->st.phase = HS_PH_CR;
+		s->st.flags = keep | HS_SF_EMPTY;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
 	s->mask_start = hs_off(pos);
 	if (b == ' ' || b == '\t') {
-		s->flags |= HS_SF_CONT;
-		if (s->flags & HS_SF_PREV_MASKED) {
+		s->st.flags = keep | HS_SF_CONT;
+		/* obs-fold continuing a field whose value is being parsed: a
+		 * server may or may not join it, so the framing is unclear. */
+		if (s->st.req & HS_RQ_PREV_FRAMING)
+			s->st.conn |= HS_CN_BAD_FRAMING;
+		if (keep & HS_SF_PREV_MASKED) {
 			/* obs-fold continuation of a masked field: masked too. */
-			s->phase = HS_PH_MASK;
-			s->flags |= HS_SF_KEEP_WS | HS_SF_FILL_X;
+			s->st.phase = HS_PH_MASK;
+			s->st.flags |= HS_SF_KEEP_WS | HS_SF_FILL_X;
 			s->pos = hs_off(pos + 1);
 			return HS_STEP_MORE;
 		}
-		s->flags |= HS_SF_WS_PREFIX;
+		s->st.flags |= HS_SF_WS_PREFIX;
 		s->mask_start = hs_off(pos + 1);
-		s->phase = HS_PH_LEAD;
+		s->st.phase = HS_PH_LEAD;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
-	s->flags &= ~HS_SF_PREV_MASKED;
+	s->st.flags = keep & HS_SF_PREV_LF;
+	s->st.req &= ~HS_RQ_PREV_FRAMING;
 	if (hs_is_blank(b)) {
-		s->phase = HS_PH_LEAD;
+		s->st.flags |= HS_SF_LEAD_JUNK;
+		s->st.phase = HS_PH_LEAD;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
 	if (b == ':') {
 		s->seen++;
-		s->phase = HS_PH_SKIP;
+		s->st.phase = HS_PH_SKIP;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
@@ -426,14 +732,176 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 /* Rest of a masked line, one byte. */
 HS_INLINE void hs_step_mask_byte(struct hs_scan *s, __u8 *p, __u8 b, __u32 pos)
 {
-	if ((s->flags & HS_SF_KEEP_WS) && (b == ' ' || b == '\t')) {
+	if ((s->st.flags & HS_SF_KEEP_WS) && (b == ' ' || b == '\t')) {
 		s->pos = hs_off(pos + 1);
 		return;
 	}
-	s->flags &= ~HS_SF_KEEP_WS;
+	s->st.flags &= ~HS_SF_KEEP_WS;
 	hs_rewrite_byte(s, p, pos,
-			(s->flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(pos - s->mask_start, s->name_fill));
+			(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(hs_col(s, pos), s->st.name_fill));
 	s->pos = hs_off(pos + 1);
+}
+
+/* Content-Length value, one byte: follows what Python's int() accepts
+ * (blanks around digits), so no server reads a length we do not. */
+HS_INLINE void hs_step_value_cl(struct hs_scan *s, __u8 b, __u32 pos)
+{
+	enum { LEAD, DIGITS, TRAIL, NON_NUMERIC, BAD };
+	__u8 v = s->st.vstate;
+
+	if (hs_is_eol(b)) {
+		if (v == DIGITS || v == TRAIL) {
+			if ((s->st.req & HS_RQ_CL) && s->st.cl != s->st.num)
+				s->st.conn |= HS_CN_BAD_FRAMING; /* two lengths */
+			s->st.cl = s->st.num;
+			s->st.req |= HS_RQ_CL;
+		} else if (v == BAD) {
+			s->st.conn |= HS_CN_BAD_FRAMING;
+		} else {
+			/* Empty or not a number at all: servers reject the
+			 * request or ignore the field; either way no body. */
+			s->framing_invalid++;
+		}
+		hs_end_line(s, b, pos);
+		return;
+	}
+	if (hs_is_blank(b)) {
+		if (v == DIGITS)
+			v = TRAIL;
+	} else if (b >= '0' && b <= '9') {
+		if (v == LEAD || v == DIGITS) {
+			s->st.num = s->st.num * 10 + (b - '0');
+			v = s->st.num > HS_MAX_BODY ? BAD : DIGITS;
+		} else if (v == TRAIL) {
+			v = BAD;
+		}
+	} else if (v == LEAD) {
+		/* A sign may be read as part of a number; anything else not. */
+		v = (b == '+' || b == '-') ? BAD : NON_NUMERIC;
+	} else if (v != NON_NUMERIC) {
+		v = BAD; /* "5x", "5,5", "5_0" */
+	}
+	s->st.vstate = v;
+	s->pos = hs_off(pos + 1);
+}
+
+/* Transfer-Encoding value, one byte: is chunked the final coding? vstate:
+ * bits 0-2 bytes of "chunked" matched in the current coding, 0x10 the
+ * coding has a byte, 0x20 blanks after it, 0x40 it is not chunked. */
+HS_INLINE void hs_step_value_te(struct hs_scan *s, __u8 b, __u32 pos)
+{
+	__u8 v = s->st.vstate;
+
+	if (hs_is_eol(b)) {
+		s->st.req |= HS_RQ_TE;
+		s->st.req &= ~HS_RQ_CHUNKED;
+		if ((v & 0x50) == 0x10 && (v & 7) == 7)
+			s->st.req |= HS_RQ_CHUNKED;
+		hs_end_line(s, b, pos);
+		return;
+	}
+	if (b == ',') {
+		v = 0;
+	} else if (b == ' ' || b == '\t') {
+		if (v & 0x10)
+			v |= 0x20;
+	} else {
+		__u32 i = v & 7;
+		/* "chunked", little-endian */
+		__u8 want = (__u8)(0x64656b6e756863ULL >> (8 * i));
+
+		if ((v & 0x20) || i >= 7 || (b | 0x20) != want)
+			v |= 0x40;
+		else
+			v = (v & 0xf8) | (i + 1);
+		v |= 0x10;
+	}
+	s->st.vstate = v;
+	s->pos = hs_off(pos + 1);
+}
+
+/* Chunk framing, one byte. */
+HS_INLINE int hs_step_chunk(struct hs_scan *s, __u8 b, __u32 pos)
+{
+	__u32 d;
+
+	switch (s->st.phase) {
+	case HS_PH_CHUNK_SIZE:
+		d = hs_hex(b);
+		if (d < 16) {
+			s->st.num = s->st.num * 16 + d;
+			s->st.vstate = 1;
+			if (s->st.num > HS_MAX_BODY)
+				goto bad;
+			break;
+		}
+		if (!s->st.vstate)
+			goto bad; /* no digits */
+		if (b == ';' || b == ' ' || b == '\t') {
+			s->st.phase = HS_PH_CHUNK_EXT;
+			break;
+		}
+		if (!hs_is_eol(b))
+			goto bad;
+		/* the size line ends here */
+		__attribute__((fallthrough));
+	case HS_PH_CHUNK_EXT:
+		if (b == '\r') {
+			s->st.phase = HS_PH_CHUNK_LF;
+			break;
+		}
+		if (b != '\n')
+			break;
+		__attribute__((fallthrough));
+	case HS_PH_CHUNK_LF:
+		if (b != '\n')
+			goto bad;
+		if (s->st.num) {
+			s->st.phase = HS_PH_BODY;
+		} else {
+			/* The last chunk: trailer fields follow. */
+			s->st.req |= HS_RQ_TRAILERS;
+			s->st.phase = HS_PH_LINE_START;
+			s->st.flags = HS_SF_PREV_LF;
+		}
+		break;
+	default: /* HS_PH_CHUNK_END: CRLF (or LF) after the data */
+		if (b == '\r' && !(s->st.flags & HS_SF_CHUNK_CR)) {
+			s->st.flags |= HS_SF_CHUNK_CR;
+			break;
+		}
+		if (b != '\n')
+			goto bad;
+		s->st.flags &= ~HS_SF_CHUNK_CR;
+		s->st.phase = HS_PH_CHUNK_SIZE;
+		s->st.num = 0;
+		s->st.vstate = 0;
+		break;
+	}
+	s->pos = hs_off(pos + 1);
+	return HS_STEP_MORE;
+bad:
+	return hs_conflict(s);
+}
+
+/* Body bytes: as many as the buffer holds, in one step. */
+HS_INLINE int hs_step_body(struct hs_scan *s, __u32 pos)
+{
+	__u64 n = s->end - pos;
+
+	if (n > s->st.num)
+		n = s->st.num;
+	s->st.num -= n;
+	s->pos = hs_off(pos + (__u32)n);
+	if (s->st.num)
+		return HS_STEP_MORE;
+	if (s->st.req & HS_RQ_TE) {
+		s->st.phase = HS_PH_CHUNK_END;
+		s->st.flags &= ~HS_SF_CHUNK_CR;
+		return HS_STEP_MORE;
+	}
+	hs_request_done(s);
+	return HS_STEP_MORE;
 }
 
 /*
@@ -445,7 +913,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
 
-	if (s->phase == HS_PH_REQ_TARGET) {
+	if (s->st.phase == HS_PH_REQ_TARGET) {
 		/* Stop at anything below '!' (blanks, CR, LF) or 0x85/0xa0. */
 		stop = ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, 0x85) |
 		       hs_bytes_eq(w, 0xa0);
@@ -455,7 +923,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 	k = stop ? hs_first_byte(stop) : 8;
 	if (!k)
 		return 0;
-	if (s->phase == HS_PH_MASK) {
+	if (s->st.phase == HS_PH_MASK) {
 		/* Only plain filler ('x') is written a word at a time. */
 		__u64 keep = k == 8 ? 0 : ~0ULL << (8 * k);
 		__u64 nw = (w & keep) | (HS_ONES * 'x' & ~keep);
@@ -467,6 +935,25 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 	return 1;
 }
 
+/* At the end of the buffer inside a name that may still match: rewrite its
+ * bytes here now (see the top of this file). */
+HS_INLINE int hs_end_of_buffer(struct hs_scan *s, __u32 pos)
+{
+	if (s->st.phase == HS_PH_PREMASK) {
+		s->st.phase = HS_PH_NAME;
+		s->st.flags |= HS_SF_PREMASKED;
+		return HS_STEP_DONE;
+	}
+	if (s->st.phase != HS_PH_NAME || s->resume == pos)
+		return HS_STEP_DONE;
+	s->resume = pos;
+	s->st.phase = HS_PH_PREMASK;
+	s->pos = hs_col(s, s->start) <= hs_col(s, pos) && hs_col(s, s->start) ? s->start
+									     : s->mask_start;
+	s->premasked++;
+	return HS_STEP_MORE;
+}
+
 /*
  * One step over @data[s->pos ...]: @data and @data_end bound the buffer the
  * way the verifier wants packet bounds checked. Returns enum hs_step.
@@ -474,41 +961,49 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *data, __u8 *data_end)
 {
 	__u32 pos = s->pos;
+	__u8 phase = s->st.phase;
 	__u8 *p;
 	__u8 b;
 
-	if (s->phase >= HS_PH_BODY || pos >= s->end || pos >= HS_MAX_BUF)
+	if (phase >= HS_PH_NOT_HTTP)
 		return HS_STEP_DONE;
+	if (pos >= s->end || pos >= HS_MAX_BUF)
+		return hs_end_of_buffer(s, pos);
 	p = data + pos;
 	if (p + 1 > data_end)
-		return HS_STEP_DONE;
+		return hs_end_of_buffer(s, pos);
 
-	if ((s->phase == HS_PH_SKIP || s->phase == HS_PH_REQ_TARGET ||
-	     (s->phase == HS_PH_MASK && !(s->flags & HS_SF_KEEP_WS) &&
-	      ((s->flags & HS_SF_FILL_X) || pos - s->mask_start >= s->name_fill + 2u))) &&
+	if ((phase == HS_PH_SKIP || phase == HS_PH_REQ_TARGET || phase == HS_PH_CHUNK_EXT ||
+	     (phase == HS_PH_MASK &&
+	      ((s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) == HS_SF_FILL_X ||
+	       (!(s->st.flags & HS_SF_FILL_X) && hs_col(s, pos) >= s->st.name_fill + 2u)))) &&
 	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, pos))
 		return HS_STEP_MORE;
 
 	b = *p;
-	switch (s->phase) {
+	switch (phase) {
 	case HS_PH_LINE_START:
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_CR:
 		if (b == '\n') {
-			if ((s->flags & HS_SF_EMPTY) && (s->flags & HS_SF_PREV_LF))
-				return hs_end_block(s, pos);
-			s->flags = (s->flags & ~HS_SF_EMPTY) | HS_SF_PREV_LF;
-			s->phase = HS_PH_LINE_START;
 			s->pos = hs_off(pos + 1);
+			s->st.phase = HS_PH_LINE_START;
+			if ((s->st.flags & (HS_SF_EMPTY | HS_SF_PREV_LF)) ==
+				    (HS_SF_EMPTY | HS_SF_PREV_LF) &&
+			    !(s->st.conn & HS_CN_UNTRACKED)) {
+				s->st.flags = HS_SF_PREV_LF;
+				return hs_block_done(s);
+			}
+			s->st.flags = (s->st.flags & ~HS_SF_EMPTY) | HS_SF_PREV_LF;
 			return HS_STEP_MORE;
 		}
 		/* A bare CR ended the line; this byte starts the next one. */
-		s->flags &= ~(HS_SF_EMPTY | HS_SF_PREV_LF);
-		s->phase = HS_PH_LINE_START;
+		s->st.flags &= ~(HS_SF_EMPTY | HS_SF_PREV_LF);
+		s->st.phase = HS_PH_LINE_START;
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_SKIP:
 		if (hs_is_eol(b)) {
-			s->flags &= ~HS_SF_PREV_MASKED;
+			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else {
 			s->pos = hs_off(pos + 1);
@@ -516,28 +1011,37 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return HS_STEP_MORE;
 	case HS_PH_MASK:
 		if (hs_is_eol(b)) {
-			s->flags |= HS_SF_PREV_MASKED;
+			s->st.flags |= HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else {
 			hs_step_mask_byte(s, p, b, pos);
 		}
 		return HS_STEP_MORE;
+	case HS_PH_PREMASK:
+		if (pos >= s->resume) {
+			s->st.phase = HS_PH_NAME;
+			s->st.flags |= HS_SF_PREMASKED;
+			return HS_STEP_DONE;
+		}
+		hs_rewrite_byte(s, p, pos, hs_fill_byte(hs_col(s, pos), HS_FILL_NAME_LEN));
+		s->pos = hs_off(pos + 1);
+		return HS_STEP_MORE;
 	case HS_PH_LEAD:
 		if (hs_is_eol(b)) {
-			s->flags &= ~HS_SF_PREV_MASKED;
+			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else if (b == ' ' || b == '\t') {
-			if (s->flags & HS_SF_WS_PREFIX)
+			if (s->st.flags & HS_SF_WS_PREFIX)
 				s->mask_start = hs_off(pos + 1);
 			s->pos = hs_off(pos + 1);
 		} else if (hs_is_blank(b)) {
-			s->flags &= ~HS_SF_WS_PREFIX;
+			s->st.flags = (s->st.flags & ~HS_SF_WS_PREFIX) | HS_SF_LEAD_JUNK;
 			s->pos = hs_off(pos + 1);
 		} else if (b == ':') {
-			s->phase = HS_PH_SKIP;
+			s->st.phase = HS_PH_SKIP;
 			s->pos = hs_off(pos + 1);
 		} else {
-			s->flags &= ~HS_SF_PREV_MASKED;
+			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_start_name(s, t, b, pos);
 		}
 		return HS_STEP_MORE;
@@ -546,23 +1050,47 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			return hs_decide(s, t, pos);
 		if (hs_is_eol(b)) {
 			/* No colon: not a field line. */
-			s->flags &= ~HS_SF_PREV_MASKED;
+			s->st.flags &= ~HS_SF_PREV_MASKED;
+			if (s->st.flags & HS_SF_PREMASKED) {
+				hs_start_mask(s, pos);
+				return HS_STEP_MORE;
+			}
 			hs_end_line(s, b, pos);
 			return HS_STEP_MORE;
 		}
 		if (hs_is_blank(b)) {
-			if (!(s->flags & HS_SF_IN_JUNK)) {
-				s->flags |= HS_SF_IN_JUNK;
-				s->saved = s->tstate;
+			if (!(s->st.flags & HS_SF_IN_JUNK)) {
+				s->st.flags |= HS_SF_IN_JUNK | HS_SF_NAME_JUNK;
+				s->st.saved = s->st.tstate;
+				s->st.fcand = hs_framing_exact(s->st.fcand,
+							       hs_col(s, pos) - s->st.name_col);
 			}
-		} else {
-			s->flags &= ~HS_SF_IN_JUNK;
+		} else if (s->st.flags & HS_SF_IN_JUNK) {
+			/* The name goes on after blanks: none of the framing ones. */
+			s->st.flags &= ~HS_SF_IN_JUNK;
+			s->st.fcand = 0;
+		} else if (s->st.fcand) {
+			s->st.fcand = hs_framing_step(s->st.fcand, b, hs_col(s, pos) - s->st.name_col);
 		}
-		s->tstate = hs_trie_step(t, s->tstate, b);
-		if (s->tstate == HS_TRIE_DEAD && !(s->flags & HS_SF_IN_JUNK))
-			s->phase = HS_PH_SKIP;
+		s->st.tstate = hs_trie_step(t, s->st.tstate, b);
+		if (s->st.tstate == HS_TRIE_DEAD && !s->st.fcand &&
+		    !(s->st.flags & (HS_SF_IN_JUNK | HS_SF_PREMASKED)))
+			s->st.phase = HS_PH_SKIP;
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
+	case HS_PH_VALUE_CL:
+		hs_step_value_cl(s, b, pos);
+		return HS_STEP_MORE;
+	case HS_PH_VALUE_TE:
+		hs_step_value_te(s, b, pos);
+		return HS_STEP_MORE;
+	case HS_PH_BODY:
+		return hs_step_body(s, pos);
+	case HS_PH_CHUNK_SIZE:
+	case HS_PH_CHUNK_EXT:
+	case HS_PH_CHUNK_LF:
+	case HS_PH_CHUNK_END:
+		return hs_step_chunk(s, b, pos);
 	default:
 		return hs_step_request(s, b, pos);
 	}

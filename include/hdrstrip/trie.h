@@ -144,11 +144,11 @@ HS_INLINE __u32 hs_trie_step(const struct hs_trie *t, __u32 s, __u8 b)
 		return HS_TRIE_DEAD;
 	n = &t->nodes[idx];
 	if (pos < n->label_len) {
-		if (t->canon[b] == t->labels[(n->label_off + pos) & HS_LABEL_MASK])
+		if (t->canon[hs_index_byte(b)] == t->labels[(n->label_off + pos) & HS_LABEL_MASK])
 			return s + (1u << 16);
 		return hs_trie_fail(n->pfx_in);
 	}
-	bit = 1ULL << (t->sym[b] & (HS_MAX_SYMS - 1));
+	bit = 1ULL << (t->sym[hs_index_byte(b)] & (HS_MAX_SYMS - 1));
 	if (!(n->mask & bit))
 		return hs_trie_fail(n->pfx_out);
 	return n->first_child + hs_popcount64(n->mask & (bit - 1));

@@ -92,6 +92,7 @@ int th_open(struct th *h, const char *path, const char *label)
 	h->config_fd = map_fd(h->obj, HS_MAP_CONFIG);
 	h->counters_fd = map_fd(h->obj, HS_MAP_COUNTERS);
 	h->hits_fd = map_fd(h->obj, HS_MAP_HEADER_HITS);
+	h->flows_fd = map_fd(h->obj, HS_MAP_FLOWS);
 	h->ncpus = libbpf_num_possible_cpus();
 	if (h->trie_fd < 0 || h->config_fd < 0 || h->counters_fd < 0 || h->hits_fd < 0 ||
 	    h->ncpus <= 0) {
@@ -176,13 +177,27 @@ int th_hits(struct th *h, __u64 *sum, __u32 n_slots)
 	return err;
 }
 
+void th_forget_flows(struct th *h)
+{
+	struct hs_flow_key k, next;
+
+	while (!bpf_map_get_next_key(h->flows_fd, NULL, &next)) {
+		k = next;
+		if (bpf_map_delete_elem(h->flows_fd, &k))
+			break;
+	}
+}
+
 int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
 	   __u32 out_cap, __u32 *out_len, __u32 *ret)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len, .data_out = out,
 		    .data_size_out = out_cap, .repeat = 1);
-	int err = bpf_prog_test_run_opts(h->prog_fd[hook], &o);
+	int err;
 
+	if (!h->keep_flows)
+		th_forget_flows(h);
+	err = bpf_prog_test_run_opts(h->prog_fd[hook], &o);
 	if (err)
 		return -errno;
 	*out_len = o.data_size_out;

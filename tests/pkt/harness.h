@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include <hdrstrip/maps.h>
+#include <hdrstrip/flow.h>
 
 struct hdrstrip;
 struct bpf_object;
@@ -24,7 +25,10 @@ struct th {
 	struct hdrstrip *skel; /* NULL when opened from a file */
 	struct bpf_object *obj;
 	int prog_fd[TH_HOOKS];
-	int trie_fd, config_fd, counters_fd, hits_fd;
+	int trie_fd, config_fd, counters_fd, hits_fd, flows_fd;
+	/* 0: every th_run() starts with no connection state (one packet, one
+	 * connection); 1: runs continue each other's connections. */
+	int keep_flows;
 	int ncpus;
 	/* The verifier's "processed N insns" (log_level 4, the stats line)
 	 * and bpf_prog_info.verified_insns: the same number, read twice. */
@@ -49,6 +53,8 @@ int th_hits(struct th *h, __u64 *sum, __u32 n_slots);
 
 /* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
  * program left it (@out_cap bytes at most), @ret the program's return. */
+/* Forget every connection the programs track. */
+void th_forget_flows(struct th *h);
 int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
 	   __u32 out_cap, __u32 *out_len, __u32 *ret);
 
