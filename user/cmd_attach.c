@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <xdp/libxdp.h>
 
 #include "apply.h"
@@ -197,9 +198,16 @@ static int resolve(const char *name, struct dev *d)
 		return EXIT_USAGE;
 	}
 	if (r) {
-		pr_err("no interface '%s' in this network namespace%s; see 'ip link show'%s", name,
-		       g_opts.netns ? "" : " (the host's)",
-		       g_opts.netns ? "" : ", or use 'hdrstrip -n NETNS ...' for one in another namespace");
+		struct stat st;
+		unsigned long long ino = stat("/proc/self/ns/net", &st) ? 0 : st.st_ino;
+
+		if (g_opts.netns)
+			pr_err("no interface '%s' in network namespace '%s'; see 'ip -n %s link show'",
+			       name, g_opts.netns, g_opts.netns);
+		else
+			pr_err("no interface '%s' in this network namespace (net:[%llu]); see 'ip link "
+			       "show', or use 'hdrstrip -n NETNS ...' for one in another namespace",
+			       name, ino);
 		return EXIT_USAGE;
 	}
 	return -1;
@@ -257,7 +265,7 @@ int cmd_attach(int argc, char **argv)
 	struct hs_config saved;
 	struct dev_state st;
 	struct dev_maps m;
-	struct pin_lock lk = { -1 };
+	struct pin_lock lk = { .fd = -1 };
 	struct hs_list l = { 0 };
 	struct hs_trie *t = NULL;
 	struct dev d;
@@ -408,7 +416,7 @@ int cmd_update(int argc, char **argv)
 	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1 };
 	struct dev_state st;
 	struct dev_maps m;
-	struct pin_lock lk = { -1 };
+	struct pin_lock lk = { .fd = -1 };
 	struct hs_list l = { 0 };
 	struct hs_trie *t = NULL;
 	struct dev d;
@@ -500,7 +508,7 @@ int cmd_detach(int argc, char **argv)
 	struct dev_state st;
 	struct dev_maps m;
 	struct hs_config cfg = { 0 };
-	struct pin_lock lk = { -1 };
+	struct pin_lock lk = { .fd = -1 };
 	struct dev d;
 	int r, rc, tc_detached = 0, failed = 0, n;
 
@@ -534,12 +542,17 @@ int cmd_detach(int argc, char **argv)
 	n = dev_attached_hooks(&st);
 	if (!n || (o.hook >= 0 && !st.prog_id[o.hook])) {
 		if (!n) {
-			pr_err("hdrstrip is not attached to '%s'", d.name);
 			if (!pins_open(&d, &m) && !map_in_use(m.config)) {
+				/* An interrupted attach: clearing it up is the work. */
 				dev_maps_close(&m);
 				pins_remove(&d);
-				pr_info("removed stale pins in %s", d.pin_dir);
+				printf("hdrstrip is not attached to '%s'; removed the pins an interrupted "
+				       "attach left in %s\n",
+				       d.name, d.pin_dir);
+				rc = EXIT_OK;
+				goto out;
 			}
+			pr_err("hdrstrip is not attached to '%s'", d.name);
 		} else {
 			char list[64] = "";
 

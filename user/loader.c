@@ -354,6 +354,7 @@ int pin_lock(const struct dev *d, struct pin_lock *l)
 	struct stat a, b;
 
 	l->fd = -1;
+	snprintf(l->dir, sizeof(l->dir), "%s", d->pin_dir);
 	for (;;) {
 		if (mkdir(HS_PIN_ROOT, 0700) && errno != EEXIST)
 			return -errno;
@@ -385,8 +386,13 @@ int pin_lock(const struct dev *d, struct pin_lock *l)
 
 void pin_unlock(struct pin_lock *l)
 {
-	if (l->fd >= 0)
-		close(l->fd);
+	if (l->fd < 0)
+		return;
+	/* A command that pinned nothing leaves no directory behind: these
+	 * fail while pins remain (or another device's directory does). */
+	rmdir(l->dir);
+	rmdir(HS_PIN_ROOT);
+	close(l->fd);
 	l->fd = -1;
 }
 

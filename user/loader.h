@@ -65,6 +65,7 @@ int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m);
 /* bpffs, pins, locks. */
 struct pin_lock {
 	int fd;
+	char dir[PATH_MAX];
 };
 
 /* Make sure HS_BPFFS is a bpffs, mounting it if needed; warns once if the
