@@ -41,7 +41,9 @@ BPF_SRCS := bpf/hdrstrip.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h) $(SHARED_HDRS)
 BPF_OBJ := $(OUTPUT)/bpf/hdrstrip.bpf.o
 SKEL := $(OUTPUT)/hdrstrip.skel.h
-CORPUS ?= $(abspath ../shared/corpus)
+# The shared corpus beside the checkout, else the copy vendored in tests/.
+CORPUS ?= $(if $(wildcard ../shared/corpus/requests.http),$(abspath ../shared/corpus),$(abspath tests/corpus))
+export CORPUS
 
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format install uninstall
@@ -87,6 +89,11 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory test-unit
 	$(Q)$(MAKE) --no-print-directory test-pkt
 	$(Q)$(MAKE) --no-print-directory test-e2e
+
+# The main job: see it work on a throwaway namespace pair.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/demo.sh
 
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
