@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# 'hdrstrip stats --prometheus' and 'stats --watch' on a real attachment:
+# a client and a server namespace joined by a veth pair (tests/e2e/lib.sh),
+# hdrstrip on the server's end (XDP and TC egress), python's http.server
+# in the server namespace, curl in the client's. The Prometheus output must
+# pass a strict parser of the exposition format (promcheck.py, and promtool
+# when it is installed) and agree with 'stats --json'. Everything is
+# removed by the trap. Exit 0 pass, 1 fail, 77 skipped.
+
+source "$(dirname "$0")/../e2e/lib.sh"
+E2E_NAME=test_metrics
+HERE=$(cd "$(dirname "$0")" && pwd)
+PORT=8000
+
+e2e_init
+require_tools curl
+require_cli stats
+topo_setup
+
+# A list with names whose label values need escaping.
+cat >"$WORK/list.txt" <<'EOF'
+x-internal-auth
+x-edge-*
+x-q"uote
+x-back\slash
+x-secret drop
+EOF
+step "attach xdp to $SDEV" hs_s attach "$SDEV" --headers "$WORK/list.txt" --ports "$PORT"
+note_attached "$SNS" "$SDEV"
+step "attach tc-egress to $SDEV" hs_s attach "$SDEV" --hook tc-egress --headers "$WORK/list.txt"
+
+mkdir -p "$WORK/www"
+ip netns exec "$SNS" "$PYTHON" -m http.server "$PORT" --bind "$S4" --directory "$WORK/www" \
+	>"$WORK/http.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_listen "$SNS" "$PORT" "python http.server" $!
+log "ok: python http.server on $S4:$PORT"
+
+get() { # extra curl arguments
+	in_c curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@" "http://$S4:$PORT/"
+}
+for i in 1 2 3; do
+	code=$(get -H 'X-Internal-Auth: s3cret' -H 'X-Edge-Trace: 1' -H 'X-Q"uote: 1') ||
+		fail "curl request $i failed"
+	assert_eq "$code" 200 "request $i answered"
+done
+
+# ---- --prometheus ----
+step "stats --prometheus" to_file "$WORK/metrics.prom" hs_s stats --prometheus
+step "stats --json --per-header" to_file "$WORK/stats.json" hs_s stats "$SDEV" --json --per-header
+step "the exposition format is valid (promcheck.py)" \
+	to_file "$WORK/families.json" "$PYTHON" "$HERE/promcheck.py" --json "$WORK/metrics.prom"
+if command -v promtool >/dev/null 2>&1; then
+	step "promtool check metrics" bash -c "promtool check metrics <'$WORK/metrics.prom'"
+else
+	log "promtool is not installed: promcheck.py alone checked the format"
+fi
+
+# What the metrics say, against 'stats --json' and what was sent.
+step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/families.json" \
+	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/maps.h" <<'EOF'
+import json, re, sys
+fams = json.load(open(sys.argv[1]))
+stats = json.load(open(sys.argv[2]))
+dev, ns = sys.argv[3], sys.argv[4]
+names = re.findall(r'"([a-z_]+)"', open(sys.argv[5]).read().split("#define HS_COUNTER_NAMES")[1].split("\n\n")[0])
+assert names, "no counter names in maps.h"
+def one(fam, **want):
+    got = [v for labels, v in fams[fam]["samples"] if all(labels.get(k) == w for k, w in want.items())]
+    assert len(got) == 1, f"{fam}{want}: {len(got)} samples"
+    return got[0]
+assert one("hdrstrip_devices") == 1
+for c in names:
+    fam = f"hdrstrip_{c}_total"
+    assert fams[fam]["type"] == "counter", fam
+    assert [l for l, _ in fams[fam]["samples"]] == [{"dev": dev, "netns": ns}], fams[fam]["samples"]
+# Counters that only requests move must equal the JSON's (packets may not:
+# neighbour discovery goes on).
+for c in ("http_requests", "headers_seen", "headers_matched", "headers_masked", "packets_dropped"):
+    assert one(f"hdrstrip_{c}_total", dev=dev) == stats[c], (c, one(f"hdrstrip_{c}_total", dev=dev), stats[c])
+assert one("hdrstrip_http_requests_total", dev=dev) >= 3
+hits = {l["header"]: v for l, v in fams["hdrstrip_header_hits_total"]["samples"]}
+assert fams["hdrstrip_header_hits_total"]["type"] == "counter"
+assert hits == stats["per_header"], (hits, stats["per_header"])
+assert hits["x-internal-auth"] >= 3 and hits["x-edge-*"] >= 3, hits
+assert 'x-q"uote' in hits and "x-back\\slash" in hits, hits
+hooks = sorted((l["hook"], l["mode"]) for l, v in fams["hdrstrip_attached_info"]["samples"] if v == 1)
+assert hooks == [("tc-egress", "clsact"), ("xdp", "native")] or hooks == [("tc-egress", "clsact"), ("xdp", "skb")], hooks
+assert one("hdrstrip_list_names", dev=dev) == 5
+print("metrics: %d families, hits %s" % (len(fams), hits))
+EOF
+
+# No attachment in the client namespace: still valid, and says so.
+step "stats --prometheus with nothing attached" to_file "$WORK/empty.prom" hs_c stats --prometheus
+step "... is valid" "$PYTHON" "$HERE/promcheck.py" "$WORK/empty.prom"
+assert_match "$(cat "$WORK/empty.prom")" '^hdrstrip_devices 0$' "hdrstrip_devices 0"
+
+# ---- --watch ----
+(for i in $(seq 1 12); do get -H 'X-Internal-Auth: a' >/dev/null; sleep 0.2; done) &
+traffic=$!
+step "stats --watch 0.5 --count 3 --json" \
+	to_file "$WORK/watch.jsonl" hs_s stats "$SDEV" --watch 0.5 --count 3 --json --per-header
+wait "$traffic" || true
+step "watch: 3 JSON lines with rates" "$PYTHON" - "$WORK/watch.jsonl" "$SDEV" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 3, lines
+recs = [json.loads(l) for l in lines]
+for r in recs:
+    assert r["dev"] == sys.argv[2] and 0.4 < r["interval"] < 2.0, r
+    assert set(r["rates"]) >= {"packets", "http_requests", "headers_masked"}, r
+    assert all(v >= 0 for v in r["rates"].values()), r
+assert any(r["rates"]["http_requests"] > 0 for r in recs), [r["rates"] for r in recs]
+assert any(r["per_header_rates"]["x-internal-auth"] > 0 for r in recs)
+# A rate is the difference of totals over the interval.
+a, b = recs[0], recs[1]
+want = (b["http_requests"] - a["http_requests"]) / b["interval"]
+assert abs(b["rates"]["http_requests"] - want) < 1e-3 * max(1, want), (b, want)
+print("watch:", [round(r["rates"]["http_requests"], 1) for r in recs], "requests/s")
+EOF
+step "stats --watch 0.2 --count 1 (text)" to_file "$WORK/watch.txt" hs_s stats --watch 0.2 --count 1
+assert_match "$(cat "$WORK/watch.txt")" "^$SDEV \\(xdp, tc-egress\\)" "watch text names the device and hooks"
+assert_match "$(cat "$WORK/watch.txt")" 'per second' "watch text shows rates"
+
+# Until interrupted: SIGINT ends it with status 0. nsenter execs hdrstrip,
+# so $! is hdrstrip itself.
+nsenter --net="/run/netns/$SNS" "$HDRSTRIP" stats --watch 0.2 >"$WORK/watch-int.txt" 2>&1 &
+wpid=$!
+E2E_PIDS+=("$wpid")
+sleep 1
+kill -INT "$wpid"
+for _ in $(seq 1 30); do
+	kill -0 "$wpid" 2>/dev/null || break
+	sleep 0.1
+done
+kill -0 "$wpid" 2>/dev/null && fail "stats --watch still runs 3 s after SIGINT"
+rc=0
+wait "$wpid" || rc=$?
+assert_eq "$rc" 0 "watch exit status after SIGINT"
+assert_ge "$(grep -c '^hdrstrip stats, every' "$WORK/watch-int.txt")" 2 "watch updates before SIGINT"
+
+expect_exit 2 "--watch 0 is bad usage" hs_s stats --watch 0
+expect_exit 2 "--count without --watch is bad usage" hs_s stats --count 2
+expect_exit 2 "--prometheus with --json is bad usage" hs_s stats --prometheus --json
+expect_exit 1 "--prometheus for a device without hdrstrip fails" hs_c stats "$CDEV" --prometheus
+
+step "detach $SDEV" hs_s detach "$SDEV"
+[ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after detach"
+log "PASS"

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# The systemd unit's helper (packaging/hdrstrip-service) on a real
+# interface in a network namespace: start attaches every hook of HOOKS (all
+# or none), start again brings attached hooks to the file, reload updates
+# the list, ports and policy, a bad list changes nothing, stop detaches.
+# systemd itself is not needed: the unit only runs these three commands
+# (test_install.sh checks the unit with systemd-analyze verify).
+# Exit 0 pass, 1 fail, 77 skipped.
+
+source "$(dirname "$0")/../e2e/lib.sh"
+E2E_NAME=test_service
+SVC=$REPO_ROOT/packaging/hdrstrip-service
+export HDRSTRIP
+
+e2e_init
+require_cli attach status
+topo_setup
+
+svc() { "$SVC" -n "$SNS" -c "$WORK/dev.conf" "$@" "$SDEV"; }
+status_json() { hs_s status "$SDEV" --json; }
+field() { # KEY: from 'status --json'
+	status_json | "$PYTHON" -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(" ".join(h["hook"] for h in v) if isinstance(v, list) else v)' "$1"
+}
+
+printf 'x-internal-auth\nx-edge-id\n' >"$WORK/list1.txt"
+printf 'x-internal-auth\nx-edge-id\nx-internal-*\n' >"$WORK/list2.txt"
+printf 'x-ok\nnot a name\n' >"$WORK/bad.txt"
+
+cat >"$WORK/dev.conf" <<EOF
+# test configuration
+HEADERS=$WORK/list1.txt
+HOOKS="xdp, tc-egress"   # both
+PORTS=8000
+ON_ERROR=pass
+EOF
+note_attached "$SNS" "$SDEV"
+step "start" svc start
+assert_eq "$(field hooks)" "xdp tc-egress" "hooks after start"
+assert_eq "$(field names)" 2 "names after start"
+assert_eq "$(field ports)" 8000 "ports after start"
+assert_eq "$(field on_error)" pass "policy after start"
+gen=$(field generation)
+
+# A second start (a restart after a crash, say) updates what is attached.
+step "start again" svc start
+assert_eq "$(field hooks)" "xdp tc-egress" "hooks after a second start"
+assert_ge "$(field generation)" $((gen + 1)) "generation after a second start"
+
+# reload: a new list and ports.
+sed -i -e "s|list1.txt|list2.txt|" -e 's|^PORTS=.*|PORTS=8000,8080|' "$WORK/dev.conf"
+step "reload" svc reload
+assert_eq "$(field names)" 3 "names after reload"
+assert_eq "$(field ports)" "8000,8080" "ports after reload"
+assert_eq "$(field list)" "$WORK/list2.txt" "list path after reload"
+
+# reload with a bad list: exit 2, the old list stays.
+sed -i "s|list2.txt|bad.txt|" "$WORK/dev.conf"
+expect_exit 2 "reload with a bad list" svc reload
+assert_match "$EXPECT_OUT" "bad.txt:2:" "the error names the list's line"
+assert_eq "$(field names)" 3 "names after a failed reload"
+sed -i "s|bad.txt|list2.txt|" "$WORK/dev.conf"
+
+# HOOKS shrinks: a start (restart) detaches what the file no longer names.
+sed -i 's|^HOOKS=.*|HOOKS=xdp|' "$WORK/dev.conf"
+step "start with HOOKS=xdp" svc start
+assert_eq "$(field hooks)" "xdp" "hooks after HOOKS=xdp"
+
+step "stop" svc stop
+expect_exit 1 "status after stop" hs_s status "$SDEV"
+[ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after stop"
+step "stop again (nothing attached)" svc stop
+
+# All or none: the second hook fails (bad XDP mode), the first is undone.
+cat >"$WORK/dev.conf" <<EOF
+HEADERS=$WORK/list1.txt
+HOOKS=tc-egress xdp
+XDP_MODE=sideways
+EOF
+expect_exit 2 "start with a hook that cannot attach" svc start
+expect_exit 1 "nothing attached after the failed start" hs_s status "$SDEV"
+[ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after the failed start"
+log "PASS"
