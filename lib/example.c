@@ -30,6 +30,7 @@ static const char *status_name(int st)
 	case HS_MASK_INCOMPLETE: return "incomplete";
 	case HS_MASK_DROP: return "dropped";
 	case HS_MASK_NOT_HTTP: return "not an HTTP/1.x request";
+	case HS_MASK_AMBIGUOUS: return "ambiguous framing (refuse it)";
 	default: return "error";
 	}
 }
@@ -72,6 +73,9 @@ int main(int argc, char **argv)
 		hs_rule_get(m, res.drop_rule, &rule);
 		fprintf(stderr, "%s: dropped: the request carries '%s' (rule %u, line %u)\n",
 			argv[0], rule.name, rule.id, rule.line);
+	} else if (st == HS_MASK_AMBIGUOUS) {
+		/* Servers could read where its body ends two ways: refuse it. */
+		fprintf(stderr, "%s: refused: %s\n", argv[0], status_name(st));
 	} else {
 		fwrite(buf, 1, len, stdout);
 		while ((n = fread(buf, 1, HS_MASK_MAX_BYTES, stdin)) > 0)

@@ -185,18 +185,36 @@ HS_API unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 }
 
 /* The first request's header block has ended: the scanner has gone on to
- * its body, or to the next request, or stopped at ambiguous framing. */
+ * its body or to the next request. */
 static int block_over(const struct hs_scan *s)
 {
-	return s->requests && !hs_scan_in_block(s);
+	return s->requests && !hs_scan_in_block(s) && s->st.phase < HS_PH_NOT_HTTP;
+}
+
+/*
+ * Where the scan of @len bytes must stop: after the last line end (CR or
+ * LF). A line cut by the buffer's end is left as it is, so that the call on
+ * the longer buffer sees it whole: the scanner would rewrite the first
+ * bytes of a cut name ahead (right for a packet, which cannot be changed
+ * once sent), and a line masked in part would no longer match. With no
+ * line end at all the bytes are a request line in part, which the scanner
+ * never rewrites: scan them all to tell a request from other bytes.
+ */
+static __u32 scan_end(const char *buf, __u32 len)
+{
+	for (__u32 i = len; i > 0; i--)
+		if (buf[i - 1] == '\n' || buf[i - 1] == '\r')
+			return i;
+	return len;
 }
 
 HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs_mask_result *res)
 {
 	struct hs_mask_result local;
+	struct hs_stream st;
 	struct hs_scan s;
 	__u8 *data = (__u8 *)buf;
-	__u32 end = len > HS_MAX_BUF ? HS_MAX_BUF : (__u32)len;
+	__u32 end;
 	int r;
 
 	if (!res)
@@ -204,16 +222,13 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 	memset(res, 0, sizeof(*res));
 	if (!m || (!buf && len))
 		return -EINVAL;
-	{
-		struct hs_stream st;
-
-		hs_stream_init(&st);
-		hs_scan_begin(&s, &st, 0, end, 0);
-	}
+	end = scan_end(buf, len > HS_MAX_BUF ? HS_MAX_BUF : (__u32)len);
+	hs_stream_init(&st);
+	hs_scan_begin(&s, &st, 0, end, 0);
 	/* Run the kernel's step function until it is done or this request's
-	 * header block is over: the scanner goes on to look for a pipelined
-	 * request there, but the caller frames the body and calls again for
-	 * the next request, at res->end. */
+	 * header block is over: the scanner goes on into the body and the next
+	 * request, but the caller frames the body and calls again for the next
+	 * request, at res->end. */
 	do
 		r = hs_scan_step(&s, m->trie, data, data + end);
 	while (r != HS_STEP_DONE && !block_over(&s));
@@ -228,6 +243,8 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 		res->drop_rule = s.rule;
 	} else if (s.st.phase == HS_PH_NOT_HTTP) {
 		res->status = HS_MASK_NOT_HTTP;
+	} else if (s.st.phase == HS_PH_HALT) {
+		res->status = HS_MASK_AMBIGUOUS;
 	} else if (block_over(&s)) {
 		res->status = HS_MASK_DONE;
 		res->end = s.pos;

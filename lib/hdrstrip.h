@@ -109,8 +109,9 @@ enum hs_mask_status {
 	 * result.end. */
 	HS_MASK_DONE = 0,
 	/* The buffer ended inside the header block (or the block is longer
-	 * than HS_MASK_MAX_BYTES): what was scanned is masked; call again on
-	 * the whole, longer buffer once more bytes have arrived. */
+	 * than HS_MASK_MAX_BYTES): its complete lines are masked, a line cut
+	 * by the buffer's end is left as it is; call again on the whole,
+	 * longer buffer once more bytes have arrived. */
 	HS_MASK_INCOMPLETE = 1,
 	/* A 'drop' rule matched (result.drop_rule): refuse the request. The
 	 * buffer may be partly masked. */
@@ -118,6 +119,12 @@ enum hs_mask_status {
 	/* The buffer does not start with an HTTP/1.x request line: nothing
 	 * was changed. */
 	HS_MASK_NOT_HTTP = 3,
+	/* The request's framing could be read two ways by servers (two
+	 * Content-Length values, Content-Length with Transfer-Encoding, a
+	 * framing field with odd bytes around its name): the scan stopped at
+	 * that line, and the lines after it were not looked at. Refuse the
+	 * request (400), as the kernel's default on-error policy does. */
+	HS_MASK_AMBIGUOUS = 4,
 };
 
 struct hs_mask_result {
@@ -140,7 +147,8 @@ struct hs_mask_result {
  * of a masked field are masked too. Bytes after the block are never
  * changed: a pipelined request that follows (after the body the caller
  * frames) is masked by a call of its own. Masking a masked block again
- * changes nothing.
+ * changes nothing, so a caller that got HS_MASK_INCOMPLETE may call again
+ * on the same, longer buffer.
  *
  * Returns the status (also in @res->status, and @res may be NULL), or
  * -EINVAL if @m or @buf is NULL.

@@ -324,12 +324,17 @@ static void test_mask_statuses(void **state)
 	assert_int_equal(res.requests, 0);
 	free(out);
 
-	/* A block cut inside a masked line: what arrived is masked. */
+	/* A block cut inside a line: the complete lines are scanned, the cut
+	 * one is left whole for the next call. */
 	assert_int_equal(mask_exact(m, part, sizeof(part) - 1, &out, &res), HS_MASK_INCOMPLETE);
-	assert_int_equal(res.headers_masked, 1);
+	assert_int_equal(res.headers_masked, 0);
 	assert_int_equal(res.end, 0);
-	assert_int_equal(res.scanned, sizeof(part) - 1);
-	assert_memory_equal(out + 25, "x-hdrstrip: xxx", 15);
+	assert_int_equal(res.scanned, 25);
+	assert_memory_equal(out, part, sizeof(part) - 1);
+	free(out);
+	/* ... cut inside the name: not rewritten ahead either. */
+	assert_int_equal(mask_exact(m, part, 30, &out, &res), HS_MASK_INCOMPLETE);
+	assert_memory_equal(out, part, 30);
 	free(out);
 
 	/* Bare LF line ends; an obs-fold continuation shares its field's fate. */
@@ -337,6 +342,26 @@ static void test_mask_statuses(void **state)
 	assert_memory_equal(out, foldw, sizeof(foldw) - 1);
 	free(out);
 
+	/* Framing servers could read two ways: stop, say so. */
+	{
+		static const char amb[] = "POST / HTTP/1.1\r\nContent-Length: 5\r\n"
+					  "Transfer-Encoding: chunked\r\nX-Internal-Auth: a\r\n\r\n";
+
+		assert_int_equal(mask_exact(m, amb, sizeof(amb) - 1, &out, &res), HS_MASK_AMBIGUOUS);
+		assert_int_equal(res.end, 0);
+		free(out);
+	}
+	/* A request with a body: the block ends before it; the body is not
+	 * looked at. */
+	{
+		static const char body[] = "POST / HTTP/1.1\r\nContent-Length: 23\r\n\r\n"
+					   "X-Internal-Auth: body\r\n";
+
+		assert_int_equal(mask_exact(m, body, sizeof(body) - 1, &out, &res), HS_MASK_DONE);
+		assert_int_equal(res.end, sizeof(body) - 1 - 23);
+		assert_memory_equal(out, body, sizeof(body) - 1);
+		free(out);
+	}
 	/* Empty input: nothing to see yet. */
 	assert_int_equal(mask_exact(m, "", 0, &out, &res), HS_MASK_INCOMPLETE);
 	free(out);
@@ -476,9 +501,27 @@ static int ref_mask(const struct ref_list *rl, const char *req, size_t len, char
 	return HS_MASK_INCOMPLETE;
 }
 
-/* Compare the library with the reference on one request. */
-static void check_request(const hs_matcher *m, const struct ref_list *rl, const char *req,
-			  size_t len, const char *what)
+/* Does @req carry a field that frames its body? */
+static int has_framing(const char *req, size_t len)
+{
+	static const char *const names[] = { "\ncontent-length:", "\ntransfer-encoding:" };
+
+	for (size_t i = 0; i < 2; i++) {
+		size_t nl = strlen(names[i]);
+
+		for (size_t o = 0; o + nl <= len; o++)
+			if (!strncasecmp(req + o, names[i], nl))
+				return 1;
+	}
+	return 0;
+}
+
+/* Compare the library with the reference on one request; returns its
+ * status. A request with a framing field whose value servers could read
+ * two ways (the corpus has random Content-Length values) is refused as
+ * ambiguous: the reference does not judge framing. */
+static int check_request(const hs_matcher *m, const struct ref_list *rl, const char *req,
+			 size_t len, const char *what)
 {
 	struct hs_mask_result res;
 	size_t rend = 0;
@@ -487,6 +530,11 @@ static void check_request(const hs_matcher *m, const struct ref_list *rl, const 
 	int rst = ref_mask(rl, req, len, want, &rend, &rmasked);
 	int st = mask_exact(m, req, len, &got, &res);
 
+	if (st == HS_MASK_AMBIGUOUS && has_framing(req, len) && rst != HS_MASK_DROP) {
+		free(want);
+		free(got);
+		return st;
+	}
 	if (st != rst)
 		fail_msg("%s: status %d, reference %d:\n%.*s", what, st, rst, (int)len, req);
 	if (st == HS_MASK_DONE) {
@@ -499,6 +547,7 @@ static void check_request(const hs_matcher *m, const struct ref_list *rl, const 
 	}
 	free(want);
 	free(got);
+	return st;
 }
 
 static struct ref_list ref;
@@ -525,7 +574,7 @@ static hs_matcher *corpus_matcher(void)
 static void test_corpus_requests(void **state)
 {
 	char path[512], what[64];
-	size_t len, pos = 0, done = 0, masked = 0, dropped = 0;
+	size_t len, pos = 0, done = 0, masked = 0, dropped = 0, ambiguous = 0;
 	hs_matcher *m = corpus_matcher();
 	char *stream = read_file(corpus_path("requests.http", path, sizeof(path)), &len);
 
@@ -541,7 +590,7 @@ static void test_corpus_requests(void **state)
 		char *copy;
 
 		snprintf(what, sizeof(what), "request %zu", done + 1);
-		check_request(m, &ref, stream + pos, rlen, what);
+		ambiguous += check_request(m, &ref, stream + pos, rlen, what) == HS_MASK_AMBIGUOUS;
 		/* The whole rest of the stream as the buffer: the scan must stop
 		 * at this block's end. */
 		copy = malloc(len - pos);
@@ -555,7 +604,8 @@ static void test_corpus_requests(void **state)
 		pos += rlen;
 		done++;
 	}
-	print_message("%zu corpus requests: %zu lines masked, %zu dropped\n", done, masked, dropped);
+	print_message("%zu corpus requests: %zu lines masked, %zu dropped, %zu with ambiguous framing\n",
+		      done, masked, dropped, ambiguous);
 	assert_int_equal(done, 2000);
 	assert_true(masked > 100);
 	free(stream);
@@ -588,8 +638,11 @@ static void test_random_requests(void **state)
 	pool = read_file(corpus_path("miss-pool.txt", path, sizeof(path)), &plen);
 	if (!pool)
 		fail_msg("cannot read %s", path);
+	/* Framing fields with random values make requests the reference
+	 * cannot judge (test_mask_statuses has those). */
 	for (p = strtok(pool, "\n"); p && npool < 400; p = strtok(NULL, "\n"))
-		names[npool++] = p;
+		if (strcasecmp(p, "content-length") && strcasecmp(p, "transfer-encoding"))
+			names[npool++] = p;
 	req = malloc(16384);
 	for (int iter = 0; iter < 3000; iter++) {
 		size_t o = (size_t)snprintf(req, 16384, "%s /%u HTTP/1.1\r\n",
@@ -622,17 +675,30 @@ static void test_random_requests(void **state)
 		req[o++] = '\n';
 		snprintf(what, sizeof(what), "random request %d (seed %llu)", iter, seed);
 		check_request(m, &ref, req, o, what);
-		/* A request cut short of its end is incomplete, or dropped once a
-		 * drop rule's name is whole. */
-		if (iter % 50 == 0)
-			for (size_t cut = 0; cut < o - 1; cut += 7) {
+		/* A request cut short of its end is incomplete (or dropped once a
+		 * drop rule's line is whole), and calling again on the whole
+		 * request, in the same buffer, gives what one call gives. */
+		if (iter % 20 == 0)
+			for (size_t cut = 0; cut < o - 1; cut += 1 + rnd(9)) {
 				struct hs_mask_result res;
-				char *got;
-				int st = mask_exact(m, req, cut, &got, &res);
+				char *got = malloc(o), *want = malloc(o);
+				size_t rend;
+				unsigned int rmasked;
+				int rst = ref_mask(&ref, req, o, want, &rend, &rmasked);
+				int st;
 
+				memcpy(got, req, o);
+				st = hs_mask_headers(m, got, cut, &res);
 				if (st != HS_MASK_INCOMPLETE && st != HS_MASK_DROP)
 					fail_msg("%s cut at %zu: status %d", what, cut, st);
+				if (st == HS_MASK_INCOMPLETE) {
+					st = hs_mask_headers(m, got, o, &res);
+					if (st != rst || (st == HS_MASK_DONE && memcmp(got, want, o)))
+						fail_msg("%s: after a cut at %zu, status %d (reference %d):\n%.*s",
+							 what, cut, st, rst, (int)o, got);
+				}
 				free(got);
+				free(want);
 			}
 	}
 	free(req);
