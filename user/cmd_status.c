@@ -261,6 +261,11 @@ static const char *mode_name(int mode)
 	return mode == XDP_MODE_SKB ? "skb" : mode == XDP_MODE_HW ? "hw" : "native";
 }
 
+static const char *policy_name(int p)
+{
+	return p == HS_POLICY_PASS ? "pass" : p == HS_POLICY_SCAN ? "scan" : "drop";
+}
+
 static void print_status(const struct found *f, int json, int last)
 {
 	char ports[512], when[40], ns[300];
@@ -291,9 +296,10 @@ static void print_status(const struct found *f, int json, int last)
 		printf("],\"names\":%u,\"list\":", f->cfg.n_names);
 		json_str(f->cfg.list_path);
 		printf(",\"updated\":\"%s\",\"generation\":%u,\"active_slot\":%u,\"ports\":\"%s\","
-		       "\"on_error\":\"%s\",\"pin_dir\":",
+		       "\"on_error\":\"%s\",\"untracked\":\"%s\",\"flows\":%u,\"pin_dir\":",
 		       when, f->cfg.generation, f->cfg.active_slot, ports,
-		       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop");
+		       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop",
+		       policy_name(f->cfg.untracked), f->cfg.flows);
 		json_str(f->d.pin_dir);
 		printf("}%s\n", last ? "" : ",");
 		return;
@@ -312,8 +318,11 @@ static void print_status(const struct found *f, int json, int last)
 	printf("  list        %u names from %s\n", f->cfg.n_names, f->cfg.list_path);
 	printf("  updated     %s (generation %u, trie slot %u)\n", when, f->cfg.generation,
 	       f->cfg.active_slot);
-	printf("  ports       %s\n  on-error    %s\n  pins        %s\n", ports,
-	       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", f->d.pin_dir);
+	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,
+	       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", policy_name(f->cfg.untracked));
+	if (f->cfg.flows)
+		printf("  flows       %u connections per hook\n", f->cfg.flows);
+	printf("  pins        %s\n", f->d.pin_dir);
 }
 
 int cmd_status(int argc, char **argv)
@@ -438,6 +447,15 @@ static const struct {
 	{ "fragments", "IP fragments, passed without inspection." },
 	{ "scan_incomplete", "Payloads that could not be scanned to the end (the on-error policy applied)." },
 	{ "truncated", "Packets with malformed or truncated L2-L4 headers, passed." },
+	{ "split_names", "Header names split over two segments, rewritten ahead in the first." },
+	{ "framing_conflict", "Requests whose body framing servers could read two ways." },
+	{ "framing_invalid", "Content-Length values that are not numbers." },
+	{ "desync", "Places where a request should start and something else does." },
+	{ "flows_new", "Connections the programs started tracking." },
+	{ "flows_closed", "Tracked connections seen to end (FIN or RST)." },
+	{ "untracked", "Segments of connections without state (older than the attach, or evicted)." },
+	{ "retransmits", "Segments scanned again from a checkpoint (retransmissions)." },
+	{ "out_of_order", "Segments ahead of a gap in a header block." },
 };
 
 static const char *help_for(const char *name)
