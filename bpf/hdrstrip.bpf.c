@@ -298,6 +298,9 @@ static __always_inline enum hs_verdict conclude(void *ctx, const struct pkt *pk,
 			return HS_VERDICT_PASS;
 		}
 	} else if (sc->fresh && (sc->s.st.conn & HS_CN_UNTRACKED) && !sc->s.requests) {
+		/* The same payload, scanned line by line (--untracked scan):
+		 * it does not start a request either. */
+		cnt->non_http++;
 		cnt->untracked++;
 	}
 	if (phase == HS_PH_DROPPED) {
@@ -313,7 +316,10 @@ static __always_inline enum hs_verdict conclude(void *ctx, const struct pkt *pk,
 		/* Passed anyway: the rest of the connection line by line. */
 		untrack = 1;
 	}
-	if (sc->s.masked || sc->s.premasked) {
+	/* Any rewritten byte, not only a new match: the rest of a line whose
+	 * name was rewritten ahead in an earlier segment is masked here with
+	 * no count of its own. Every rewrite adds to csum_acc. */
+	if (sc->s.csum_acc) {
 		if (ctx_csum_apply(ctx, &sc->s, pk->csum_off, xdp)) {
 			cnt->scan_incomplete++;
 			cnt->packets_dropped++;

@@ -163,6 +163,10 @@ struct hs_scan {
 	 * lie before @start when the line began in an earlier buffer. */
 	__u32 mask_start;
 	__u32 resume; /* PREMASK: where the buffer ends */
+	/* Request line: its first byte in this buffer (where a desynchronised
+	 * stream is checked from, line by line). */
+	__u32 line_start;
+	__u32 reserved;
 	__u8 csum_par; /* parity of the offset the checksum's 16-bit words start at */
 	__u8 opts; /* HS_OPT_* */
 	__u16 rule; /* list rule + 1 of the last match */
@@ -186,7 +190,7 @@ struct hs_scan {
 #define HS_OPT_CONFLICT_GO_ON 0x2 /* ambiguous framing: go on line by line
 				     instead of stopping (HS_PH_HALT) */
 
-_Static_assert(sizeof(struct hs_scan) == 88, "hs_scan layout");
+_Static_assert(sizeof(struct hs_scan) == 96, "hs_scan layout");
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a
@@ -246,6 +250,7 @@ HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u3
 	s->pos = start;
 	s->end = end > HS_MAX_BUF ? HS_MAX_BUF : end;
 	s->mask_start = hs_off(start - st->col);
+	s->line_start = s->start;
 	s->csum_par = csum_base & 1;
 }
 
@@ -580,6 +585,7 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 	case HS_PH_REQ_LEAD:
 		if (blank || eol)
 			break;
+		s->line_start = hs_off(pos);
 		if (!hs_is_tchar_byte(b))
 			goto not_http;
 		s->st.phase = HS_PH_REQ_METHOD;
@@ -654,10 +660,13 @@ done:
 not_http:
 	if (s->st.conn & HS_CN_SEEN_REQUEST) {
 		/* Where the next request should start, something else does:
-		 * framing and the server disagree. Check every line from here. */
+		 * framing and the server disagree. Check every line from here,
+		 * this line included: from its first byte in this buffer (the
+		 * request line's words were not looked at as a name). */
 		s->desync++;
 		hs_stream_untrack(&s->st);
 		s->st.flags = HS_SF_PREV_LF;
+		s->pos = hs_off(s->line_start);
 		return HS_STEP_MORE;
 	}
 	if (s->opts & HS_OPT_UNTRACKED) {
@@ -936,8 +945,11 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 }
 
 /* At the end of the buffer inside a name that may still match: rewrite its
- * bytes here now (see the top of this file). */
-HS_INLINE int hs_end_of_buffer(struct hs_scan *s, __u32 pos)
+ * bytes here now (see the top of this file). A name kept in NAME only
+ * because it may still be a framing name (Content-Length, ...), or whose
+ * blanks after it follow no listed name, cannot match the list: it is left
+ * alone, or every Content-Length split across segments would be masked. */
+HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
 	if (s->st.phase == HS_PH_PREMASK) {
 		s->st.phase = HS_PH_NAME;
@@ -945,6 +957,10 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, __u32 pos)
 		return HS_STEP_DONE;
 	}
 	if (s->st.phase != HS_PH_NAME || s->resume == pos)
+		return HS_STEP_DONE;
+	if (!(s->st.flags & HS_SF_PREMASKED) &&
+	    ((s->st.flags & HS_SF_IN_JUNK) ? !hs_trie_result(t, s->st.saved)
+					    : s->st.tstate == HS_TRIE_DEAD))
 		return HS_STEP_DONE;
 	s->resume = pos;
 	s->st.phase = HS_PH_PREMASK;
@@ -968,10 +984,10 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	if (phase >= HS_PH_NOT_HTTP)
 		return HS_STEP_DONE;
 	if (pos >= s->end || pos >= HS_MAX_BUF)
-		return hs_end_of_buffer(s, pos);
+		return hs_end_of_buffer(s, t, pos);
 	p = data + pos;
 	if (p + 1 > data_end)
-		return hs_end_of_buffer(s, pos);
+		return hs_end_of_buffer(s, t, pos);
 
 	if ((phase == HS_PH_SKIP || phase == HS_PH_REQ_TARGET || phase == HS_PH_CHUNK_EXT ||
 	     (phase == HS_PH_MASK &&
