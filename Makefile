@@ -84,11 +84,15 @@ include tests/e2e/e2e.mk
 include bench/bench.mk
 include packaging/packaging.mk
 
+# Every layer, each in its own make so a failure names its layer.
+TEST_LAYERS := test-unit test-lib test-vlog test-install test-pkt test-e2e test-ops
+
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory test-unit
-	$(Q)$(MAKE) --no-print-directory test-pkt
-	$(Q)$(MAKE) --no-print-directory test-e2e
+	$(Q)for t in $(TEST_LAYERS); do \
+		echo "==== $$t"; \
+		$(MAKE) --no-print-directory $$t || exit 1; \
+	done
 
 # The main job: see it work on a throwaway namespace pair.
 demo: deps

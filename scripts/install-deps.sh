@@ -11,7 +11,7 @@ PKGS=(
 	clang-19
 	# tests
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
-	nodejs valgrind libclang-rt-14-dev
+	nodejs valgrind libclang-rt-14-dev man-db groff-base systemd
 	# benchmarks
 	gperf wrk gnuplot-nox
 )
