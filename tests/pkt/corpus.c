@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "edges.h"
 
@@ -68,32 +69,44 @@ static void strip_drop_words(char *text)
 	*w = 0;
 }
 
-static void expect_from_ref(struct pt_case *c, const struct ref_result *r)
+/* The default policy drops a request whose Content-Length is a conflict:
+ * a sign first, or digits followed by anything but blanks. Written apart
+ * from both the datapath and the reference, straight from that rule. */
+static int cl_conflict(const char *req, size_t n)
 {
-	struct hs_counters *d = &c->delta;
-	unsigned int i;
+	static const char name[] = "content-length:";
+	size_t i = 0;
 
-	memset(d, 0, sizeof(*d));
-	d->inspected = 1;
-	d->http_requests = r->requests;
-	d->headers_seen = r->seen;
-	d->headers_matched = r->matched;
-	d->headers_masked = r->masked;
-	d->non_http = r->outcome == REF_NOT_HTTP;
-	if (r->outcome == REF_DROP) {
-		c->verdict = PV_DROP;
-		d->packets_dropped = 1;
-	} else {
-		d->packets_modified = r->masked > 0;
+	while (i < n) {
+		const char *line = req + i, *eol = memchr(line, '\n', n - i);
+		size_t len = eol ? (size_t)(eol - line) : n - i, k;
+
+		i += len + 1;
+		if (len && line[len - 1] == '\r')
+			len--;
+		if (len < sizeof(name) - 1 || strncasecmp(line, name, sizeof(name) - 1))
+			continue;
+		for (k = sizeof(name) - 1; k < len && (line[k] == ' ' || line[k] == '\t'); k++)
+			;
+		if (k < len && (line[k] == '+' || line[k] == '-'))
+			return 1;
+		if (k == len || line[k] < '0' || line[k] > '9')
+			continue; /* invalid: no body, not a conflict */
+		while (k < len && line[k] >= '0' && line[k] <= '9')
+			k++;
+		while (k < len && (line[k] == ' ' || line[k] == '\t'))
+			k++;
+		if (k < len)
+			return 1;
 	}
-	for (i = 0; i < r->n_hits; i++)
-		if (r->hits[i] < PT_HIT_SLOTS)
-			c->hits[r->hits[i]]++;
+	return 0;
 }
 
-int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
+int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int conflict_pass,
 	      struct pt_corpus_stats *st)
 {
+	const struct ref_opts ro = { .conflict_pass = conflict_pass, .untracked_scan = 1 };
+	static const __u16 port80 = 80;
 	size_t list_len, len, pos = 0, i;
 	char *list = slurp(dir, "internal-headers.txt", &list_len);
 	char *reqs = slurp(dir, "requests.http", &len);
@@ -110,7 +123,8 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
 	}
 	if (!with_drop)
 		strip_drop_words(list);
-	if (pt_compile(list, t) || th_set_trie(h, 0, t) ||
+	if (th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1) ||
+	    pt_compile(list, t) || th_set_trie(h, 0, t) ||
 	    ref_list_parse(list, strlen(list), 0, ref)) {
 		fprintf(stderr, "cannot set up the corpus list\n");
 		bad = 1;
@@ -148,13 +162,13 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
 			n += one;
 			k++;
 		} while (pos + n < len && pack);
-		buf = malloc(n);
+		buf = malloc(2 * n);
 		if (!buf) {
 			bad++;
 			break;
 		}
 		memcpy(buf, reqs + pos, n);
-		ref_strip(ref, buf, n, &r);
+		ref_strip_ex(ref, buf, n, &ro, buf + n, &r);
 		memset(&c, 0, sizeof(c));
 		snprintf(what, sizeof(what), "corpus request %u (offset %zu, %zu in the packet)",
 			 st->requests, pos, k);
@@ -164,7 +178,18 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
 		c.out = (const char *)buf;
 		c.out_len = n;
 		c.no_ref = 1;
-		expect_from_ref(&c, &r);
+		pt_expect_from_ref(&c, &r, buf + n, n);
+		/* Under the drop policy the requests dropped are exactly those
+		 * whose Content-Length conflicts (one request a packet). */
+		if (!pack && !conflict_pass && !with_drop && cl_conflict(reqs + pos, n) != (c.verdict == PV_DROP)) {
+			fprintf(stderr, "  %s: reference verdict %d, the Content-Length rule says %d\n",
+				what, c.verdict, cl_conflict(reqs + pos, n));
+			bad++;
+		}
+		st->cl_conflicts += (unsigned int)cl_conflict(reqs + pos, n);
+		st->conflicts += r.conflicts;
+		st->invalid += r.framing_invalid;
+		st->desync += r.desync;
 		for (i = 0; i < r.n_hits; i++)
 			want_hits[r.hits[i]] += TH_HOOKS;
 		if (pt_check(h, &c, PT_ALL_HOOKS)) {
@@ -176,9 +201,9 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
 		}
 		st->requests += (unsigned int)k;
 		st->packets++;
-		st->modified += r.outcome != REF_DROP && r.masked > 0;
-		st->masked += r.outcome != REF_DROP ? r.masked : 0;
-		st->dropped += r.outcome == REF_DROP;
+		st->modified += c.delta.packets_modified != 0;
+		st->masked += c.verdict == PV_PASS ? r.masked : 0;
+		st->dropped += c.verdict == PV_DROP;
 		free(buf);
 		pos += n;
 	}
@@ -196,6 +221,8 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
 	}
 out:
 	if (pt.fix_trie && th_set_trie(h, 0, pt.fix_trie))
+		bad++;
+	if (th_config(h, 0, HS_POLICY_DROP, &port80, 1))
 		bad++;
 	free(want_hits);
 	free(hb);

@@ -21,17 +21,20 @@ int pt_trie_swap(struct th *h);
 
 struct pt_corpus_stats {
 	unsigned int requests, packets, modified, masked, dropped; /* modified etc.: packets */
+	unsigned int conflicts, invalid, desync; /* the reference's counts */
+	unsigned int cl_conflicts; /* packets whose Content-Length conflicts (corpus.c's rule) */
 };
 
 /* Every request of requests.http against the reference, with the list's
  * drop words read as mask (@with_drop 0) or as written (1). One request a
  * packet (@pack 0), or as many whole requests as fit in @pack bytes of
  * payload (a pipelined stream cut at request boundaries). */
-int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack,
+int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int conflict_pass,
 	      struct pt_corpus_stats *st);
 
 /* @count random payloads (random.c) from @seed against the reference, with
  * the fixture list; @modified: how many the reference masked something in. */
-int pt_random(struct th *h, __u64 seed, unsigned int count, unsigned int *modified);
+int pt_random(struct th *h, __u64 seed, unsigned int count, int conflict_pass,
+	      unsigned int *modified);
 
 #endif /* HDRSTRIP_TEST_PKT_EDGES_H */

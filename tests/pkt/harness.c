@@ -119,6 +119,13 @@ void th_close(struct th *h)
 
 int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports)
 {
+	/* The loader's default for connections without state. */
+	return th_config_untracked(h, slot, on_error, HS_POLICY_SCAN, ports, n_ports);
+}
+
+int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
+			const __u16 *ports, int n_ports)
+{
 	struct hs_config cfg;
 	__u32 key = 0;
 	int i;
@@ -126,6 +133,7 @@ int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.active_slot = slot;
 	cfg.on_error = on_error;
+	cfg.untracked = untracked;
 	for (i = 0; i < n_ports; i++)
 		cfg.ports[ports[i] / 64] |= 1ULL << (ports[i] % 64);
 	return bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY) ? -errno : 0;

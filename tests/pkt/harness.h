@@ -43,18 +43,22 @@ extern const char *const th_hook_name[TH_HOOKS];
 int th_open(struct th *h, const char *path, const char *label);
 void th_close(struct th *h);
 
-/* Config: @ports inspected, trie @slot active, @on_error policy. */
+/* Config: @ports inspected, trie @slot active, @on_error policy, and the
+ * loader's default --untracked scan. */
 int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports);
+/* The same with an --untracked policy of its own (enum hs_policy). */
+int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
+			const __u16 *ports, int n_ports);
 int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t);
 
 /* Sums over every CPU. */
 int th_counters(struct th *h, struct hs_counters *sum);
 int th_hits(struct th *h, __u64 *sum, __u32 n_slots);
 
-/* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
- * program left it (@out_cap bytes at most), @ret the program's return. */
 /* Forget every connection the programs track. */
 void th_forget_flows(struct th *h);
+/* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
+ * program left it (@out_cap bytes at most), @ret the program's return. */
 int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
 	   __u32 out_cap, __u32 *out_len, __u32 *ret);
 

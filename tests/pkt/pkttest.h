@@ -87,6 +87,11 @@ int pt_compile(const char *text, struct hs_trie *t);
  */
 int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks);
 
+/* Expected counters, verdict and hits of a one-packet case from the
+ * reference's result (@touched: its rewritten bytes, @len of them). */
+void pt_expect_from_ref(struct pt_case *c, const struct ref_result *r, const __u8 *touched,
+			size_t len);
+
 /* Run a whole table; returns the number of mismatching cases. */
 int pt_check_table(struct th *h, const struct pt_case *tab, size_t n, unsigned int hooks);
 

@@ -3,7 +3,9 @@
  * Random requests against the reference: the corpus is well-formed CRLF
  * text; these mix every line end, junk byte, case, '_', obs-fold, empty
  * line, pipelined request and a cut anywhere, with the fixture list (drop
- * rule included). The seed is printed; HS_SEED repeats a run.
+ * rule included), and framing: Content-Length and chunked bodies holding
+ * text that looks like fields, bad lengths and chunk sizes, Upgrade and
+ * CONNECT. The seed is printed; HS_SEED repeats a run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,14 +105,78 @@ static void value(struct buf *b)
 	}
 }
 
+/* Body bytes that look like field lines. */
+static void body_text(struct buf *b, unsigned int n)
+{
+	static const char *const bits[] = { "X-Internal-Auth: a\r\n", "x-secret: 1\n", "\r\n",
+					    "GET / HTTP/1.1\r\n", "X-A: 1", " z", "\r" };
+	size_t start = b->n;
+
+	while (b->n - start < n && b->n < b->cap)
+		adds(b, bits[pick(sizeof(bits) / sizeof(bits[0]))]);
+	if (b->n > start + n)
+		b->n = start + n;
+}
+
+/* A framing field, mostly well formed. */
+static void framing(struct buf *b, unsigned int *cl, int *chunked)
+{
+	static const char *const bad_cl[] = { "5x", "+5", "-1", "abc", "", " 5 6", "0x10", "\xef\xbc\x95" };
+	char num[24];
+	unsigned int r = pick(10);
+
+	if (r < 4) {
+		*cl = pick(40);
+		snprintf(num, sizeof(num), "%u", *cl);
+		adds(b, pick(2) ? "Content-Length: " : "content-LENGTH:\t");
+		adds(b, num);
+	} else if (r < 7) {
+		*chunked = 1;
+		adds(b, pick(2) ? "Transfer-Encoding: chunked" : "transfer-encoding: gzip, Chunked ");
+	} else if (r == 7) {
+		adds(b, "Content-Length: ");
+		adds(b, bad_cl[pick(sizeof(bad_cl) / sizeof(bad_cl[0]))]);
+	} else if (r == 8) {
+		adds(b, pick(2) ? "Transfer-Encoding: gzip" : "Content_Length: 3");
+	} else {
+		adds(b, pick(2) ? "Upgrade: websocket" : "Content-Length : 3");
+	}
+	eol(b);
+}
+
+static void chunks(struct buf *b)
+{
+	unsigned int i, n = pick(3);
+	char size[16];
+
+	for (i = 0; i < n; i++) {
+		unsigned int len = 1 + pick(30);
+
+		snprintf(size, sizeof(size), pick(2) ? "%x" : "%X", len);
+		adds(b, pick(12) ? size : "g");
+		if (pick(4) == 0)
+			adds(b, ";ext=1");
+		adds(b, pick(8) ? "\r\n" : "\n");
+		body_text(b, len);
+		adds(b, pick(10) ? "\r\n" : "\n");
+	}
+	adds(b, "0\r\n");
+	if (pick(3) == 0) {
+		adds(b, pick(2) ? "X-Internal-Trace: t\r\n" : "Trailer-Ok: 1\r\n");
+	}
+	adds(b, "\r\n");
+}
+
 static void request(struct buf *b)
 {
-	static const char *const methods[] = { "GET", "POST", "M-SEARCH", "get", "G\"T" };
-	unsigned int i, n;
+	static const char *const methods[] = { "GET", "POST", "M-SEARCH", "get", "G\"T",
+					       "CONNECT" };
+	unsigned int i, n, cl = 0, at;
+	int chunked = 0;
 
 	if (pick(6) == 0)
 		eol(b);
-	adds(b, methods[pick(5)]);
+	adds(b, methods[pick(pick(10) ? 5 : 6)]);
 	addc(b, ' ');
 	some_blanks(b, 1);
 	adds(b, pick(8) ? "/p" : "/p q");
@@ -121,8 +187,12 @@ static void request(struct buf *b)
 	}
 	eol(b);
 	n = pick(10);
+	at = pick(3) == 0 ? pick(n + 1) : n + 1;
 	for (i = 0; i < n; i++) {
 		unsigned int shape = pick(16);
+
+		if (i == at)
+			framing(b, &cl, &chunked);
 
 		if (shape == 0) { /* obs-fold continuation */
 			addc(b, pick(2) ? ' ' : '\t');
@@ -147,14 +217,26 @@ static void request(struct buf *b)
 		}
 		eol(b);
 	}
+	if (at == n)
+		framing(b, &cl, &chunked);
 	eol(b);
+	if (chunked)
+		chunks(b);
+	else if (cl)
+		body_text(b, cl);
 }
 
-int pt_random(struct th *h, __u64 seed, unsigned int count, unsigned int *modified)
+int pt_random(struct th *h, __u64 seed, unsigned int count, int conflict_pass,
+	      unsigned int *modified)
 {
 	static char in[3000], out[3000];
+	static __u8 touched[3000];
+	const struct ref_opts ro = { .conflict_pass = conflict_pass, .untracked_scan = 1 };
+	static const __u16 port80 = 80;
 	unsigned int i, bad = 0;
 
+	if (th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1))
+		return 1;
 	rng_state = seed;
 	*modified = 0;
 	for (i = 0; i < count && bad < 10; i++) {
@@ -170,7 +252,7 @@ int pt_random(struct th *h, __u64 seed, unsigned int count, unsigned int *modifi
 		if (pick(3) == 0) /* a segment cut anywhere */
 			b.n = pick((unsigned int)b.n + 1);
 		memcpy(out, in, b.n);
-		ref_strip(pt.fix_ref, (__u8 *)out, b.n, &r);
+		ref_strip_ex(pt.fix_ref, (__u8 *)out, b.n, &ro, touched, &r);
 
 		memset(&c, 0, sizeof(c));
 		snprintf(what, sizeof(what), "random request %u of seed %llu", i,
@@ -181,23 +263,7 @@ int pt_random(struct th *h, __u64 seed, unsigned int count, unsigned int *modifi
 		c.out = out;
 		c.out_len = b.n;
 		c.no_ref = 1;
-		if (b.n) {
-			c.delta.inspected = 1;
-			c.delta.http_requests = r.requests;
-			c.delta.headers_seen = r.seen;
-			c.delta.headers_matched = r.matched;
-			c.delta.headers_masked = r.masked;
-			c.delta.non_http = r.outcome == REF_NOT_HTTP;
-			if (r.outcome == REF_DROP) {
-				c.verdict = PV_DROP;
-				c.delta.packets_dropped = 1;
-			} else {
-				c.delta.packets_modified = r.masked > 0;
-			}
-		}
-		for (k = 0; k < r.n_hits; k++)
-			if (r.hits[k] < PT_HIT_SLOTS)
-				c.hits[r.hits[k]]++;
+		pt_expect_from_ref(&c, &r, touched, b.n);
 		*modified += c.delta.packets_modified != 0;
 		if (pt_check(h, &c, PT_ALL_HOOKS)) {
 			fprintf(stderr, "  payload of %s: \"", what);
@@ -213,5 +279,7 @@ int pt_random(struct th *h, __u64 seed, unsigned int count, unsigned int *modifi
 			bad++;
 		}
 	}
+	if (th_config(h, 0, HS_POLICY_DROP, &port80, 1))
+		bad++;
 	return (int)bad;
 }

@@ -4,9 +4,9 @@
  * the rules, and trades every bit of speed for being easy to check:
  *
  *  - lines end at CRLF, a bare LF or a bare CR;
- *  - the request line is skipped to after leading blank and empty lines,
- *    then split into words on blanks: METHOD (1-32 token bytes), TARGET and
- *    an optional version that starts with "HTTP/", blanks after it only;
+ *  - a request line comes after blank and empty lines: METHOD (1-32 token
+ *    bytes; exactly "CONNECT" opens a tunnel), blanks, TARGET, and an
+ *    optional version that starts with "HTTP/", blanks after it only;
  *  - a field line's name is the text between the leading blanks and the
  *    first ':', without trailing blanks; it matches a rule when equal to it
  *    after folding ASCII case (and '_' to '-'), or when it starts with a
@@ -15,15 +15,36 @@
  *  - a line that starts with SP/HTAB continues the field before it: masked
  *    with it when that field was masked, otherwise checked on its own; empty
  *    lines that do not end the block leave that link alone (a parser that
- *    does not see them as lines would still fold the next line in);
+ *    does not see them as lines would still fold the next line in), except
+ *    a lone LF, which ends it;
  *  - a masked line is rewritten from its first byte (after the leading
  *    SP/HTAB run of a continuation line) to its end: "x-hdrstrip" cut to
  *    the length of the text before the colon, ':', ' ', 'x'...; a masked
  *    field's continuation lines keep their SP/HTAB run and become 'x';
+ *  - a segment that ends inside a name that some rule could still match
+ *    (a prefix of a listed name, or past a prefix rule's bytes, or a whole
+ *    listed name followed by blanks) has that name's bytes in the segment
+ *    rewritten as a masked line's; the whole line is then masked, matching
+ *    or not;
  *  - the block ends at an empty line ended by LF (or CRLF) when the line
  *    end before it had an LF too;
- *  - after a block, the same again for a pipelined request; what does not
- *    start a request line there is a body, and the stripping ends.
+ *  - framing: Content-Length, Transfer-Encoding and Upgrade fields (names
+ *    exactly that, any case, not masked) of the header block. A length is
+ *    digits with blanks around; an empty value, or one that starts with
+ *    something else than a digit or a sign, is invalid (no body); anything
+ *    else is a conflict. Transfer-Encoding is chunked when its last field's
+ *    last coding is "chunked". A conflict too: a framing name with blanks
+ *    before it or before its colon, on a continuation line or continued by
+ *    one, two different lengths, Transfer-Encoding with a length or not
+ *    chunked, a bad chunk. Under the drop policy a conflict stops
+ *    everything; under pass, the rest is read line by line;
+ *  - a body: that many bytes, or chunks (hex size, extensions, CRLF after
+ *    the data, trailer fields read like header fields);
+ *  - then the next request; what does not start one is a desync, and the
+ *    rest of the stream is read line by line from that line on (from the
+ *    line's first byte in its segment); so is what follows CONNECT or a
+ *    request with an Upgrade field. Read line by line, every line is a
+ *    field line and nothing ends.
  */
 #include <string.h>
 #include <strings.h>
@@ -138,6 +159,40 @@ static int match(const struct ref_list *l, const __u8 *name, size_t n)
 	return best;
 }
 
+/* Are the first @n bytes of @a and rule @r's name equal, folded? */
+static int same_start(const struct ref_list *l, const __u8 *a, const struct ref_rule *r, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		if (fold(a[k], l->fold_underscore) != fold((__u8)r->name[k], l->fold_underscore))
+			return 0;
+	return 1;
+}
+
+/* Could a name whose first @n bytes are @name still match some rule? */
+static int could_match(const struct ref_list *l, const __u8 *name, size_t n)
+{
+	size_t core = n, i, k;
+	int inner_blank = 0;
+
+	while (core && blank(name[core - 1]))
+		core--;
+	for (k = 0; k < core; k++)
+		inner_blank |= blank(name[k]);
+	if (!inner_blank && core < n)
+		return match(l, name, core) >= 0; /* a whole name, then blanks */
+	for (i = 0; i < l->n; i++) {
+		const struct ref_rule *r = &l->rules[i];
+
+		if (r->prefix && r->len <= n && same_start(l, name, r, r->len))
+			return 1; /* past a prefix rule: anything matches */
+		if (!inner_blank && n <= r->len && same_start(l, name, r, n))
+			return 1;
+	}
+	return 0;
+}
+
 struct line {
 	size_t start, len; /* content, without the line end */
 	size_t eol_len; /* 0: the data ended inside the line */
@@ -164,137 +219,519 @@ static size_t next_line(const __u8 *b, size_t len, size_t pos, struct line *ln)
 	return i + ln->eol_len;
 }
 
-/* The request line's words: REF_BODY when complete and valid. */
-static enum ref_outcome check_request(const __u8 *c, size_t n, int has_eol)
+/* A request line's words: 0 when complete and valid, 1 when the data ends
+ * before it can tell, -1 when it is not one (@*fail: the offset of the
+ * first byte that shows it; @n for its line end). */
+static int check_request(const __u8 *c, size_t n, int has_eol, size_t *fail)
 {
-	const enum ref_outcome short_bad = has_eol ? REF_NOT_HTTP : REF_INCOMPLETE;
-	const enum ref_outcome short_ok = has_eol ? REF_BODY : REF_INCOMPLETE;
 	size_t i = 0, k;
 
-	for (; i < n && !blank(c[i]); i++)
-		if (!tchar(c[i]) || i >= 32)
-			return REF_NOT_HTTP;
+	for (; i < n && !blank(c[i]); i++) {
+		if (!tchar(c[i]) || i >= 32) {
+			*fail = i;
+			return -1;
+		}
+	}
+	if (i < n)
+		while (i < n && blank(c[i]))
+			i++;
 	if (i == n)
-		return short_bad; /* no target */
-	while (i < n && blank(c[i]))
-		i++;
-	if (i == n)
-		return short_bad;
+		goto short_bad; /* a method alone */
 	while (i < n && !blank(c[i]))
 		i++;
 	while (i < n && blank(c[i]))
 		i++;
 	if (i == n)
-		return short_ok; /* HTTP/0.9: no version */
+		return has_eol ? 0 : 1; /* HTTP/0.9: no version */
 	for (k = 0; k < 5; k++) {
 		if (i + k == n)
-			return short_bad;
-		if (c[i + k] != "HTTP/"[k])
-			return REF_NOT_HTTP;
+			goto short_bad;
+		if (c[i + k] != "HTTP/"[k]) {
+			*fail = i + k;
+			return -1;
+		}
 	}
 	for (i += 5; i < n && !blank(c[i]); i++)
 		;
 	while (i < n && blank(c[i]))
 		i++;
-	return i < n ? REF_NOT_HTTP : short_ok;
-}
-
-static void mask_line(__u8 *c, size_t from, size_t len, size_t name_len)
-{
-	size_t fill = name_len < 10 ? name_len : 10, col;
-
-	for (col = 0; from + col < len; col++)
-		c[from + col] = col < fill ? "x-hdrstrip"[col] : col == fill ? ':'
-						     : col == fill + 1 ? ' '
-								       : 'x';
-}
-
-/* One request from @*pos: its request line and header block. Leaves @*pos
- * after the block's last line end. */
-static enum ref_outcome strip_one(const struct ref_list *l, __u8 *buf, size_t len, size_t *pos,
-				  struct ref_result *r)
-{
-	enum ref_outcome out;
-	struct line ln;
-	size_t p = *pos, next;
-	int prev_lf, prev_masked = 0;
-
-	while (p < len && (blank(buf[p]) || buf[p] == '\r' || buf[p] == '\n'))
-		p++;
-	if (p == len)
-		return REF_INCOMPLETE;
-	next = next_line(buf, len, p, &ln);
-	out = check_request(buf + ln.start, ln.len, ln.eol_len != 0);
-	if (out != REF_BODY)
-		return out;
-	r->requests++;
-	prev_lf = ln.eol_lf;
-
-	for (p = next; p < len; p = next) {
-		__u8 *c = buf + p;
-		size_t ms = 0, i, nend;
-		const __u8 *colon;
-		int rule, cont = 0;
-
-		next = next_line(buf, len, p, &ln);
-		if (ln.len == 0) {
-			if (ln.eol_lf && prev_lf) {
-				*pos = next;
-				return REF_BODY;
-			}
-			prev_lf = ln.eol_lf;
-			continue;
-		}
-		prev_lf = ln.eol_lf;
-		if (c[0] == ' ' || c[0] == '\t') {
-			while (ms < ln.len && (c[ms] == ' ' || c[ms] == '\t'))
-				ms++;
-			if (prev_masked) {
-				for (i = ms; i < ln.len; i++)
-					c[i] = 'x';
-				continue;
-			}
-			cont = 1;
-		}
-		prev_masked = 0;
-		for (i = ms; i < ln.len && blank(c[i]); i++)
-			;
-		if (i == ln.len)
-			continue;
-		/* Counted as seen like the scanner does: a line that is not a
-		 * continuation and whose first non-blank byte starts a name, or
-		 * whose very first byte is the colon of an empty name. */
-		if (!cont && (c[i] != ':' || i == 0))
-			r->seen++;
-		colon = memchr(c + i, ':', ln.len - i);
-		if (!colon || colon == c + i)
-			continue;
-		for (nend = (size_t)(colon - c); nend > i && blank(c[nend - 1]); nend--)
-			;
-		rule = match(l, c + i, nend - i);
-		if (rule < 0)
-			continue;
-		r->matched++;
-		if (r->n_hits < REF_MAX_HITS)
-			r->hits[r->n_hits++] = (unsigned int)rule;
-		if (l->rules[rule].drop)
-			return REF_DROP;
-		r->masked++;
-		mask_line(c, ms, ln.len, (size_t)(colon - c) - ms);
-		prev_masked = 1;
+	if (i < n) {
+		*fail = i;
+		return -1;
 	}
-	return REF_INCOMPLETE;
+	return has_eol ? 0 : 1;
+short_bad:
+	if (!has_eol)
+		return 1;
+	*fail = n;
+	return -1;
+}
+
+static __u8 fill_byte(size_t col, size_t name_len)
+{
+	size_t fill = name_len < 10 ? name_len : 10;
+
+	return col < fill ? (__u8)"x-hdrstrip"[col] : col == fill ? ':' : col == fill + 1 ? ' ' : 'x';
+}
+
+enum mode { M_REQUEST, M_FIELDS, M_BODY, M_CHUNKS, M_LINES, M_STOP };
+
+/* One pass over the stream. */
+struct ref {
+	const struct ref_list *l;
+	__u8 *b;
+	size_t len;
+	const struct ref_opts *o;
+	__u8 *touched;
+	struct ref_result *r;
+	enum mode mode;
+	size_t p;
+	int seen_request;
+	/* the current block */
+	int trailers, prev_lf, prev_masked;
+	/* the current request's framing */
+	int connect, upgrade, cl_seen, te, chunked, bad, prev_framing;
+	__u64 cl;
+};
+
+static void touch(struct ref *s, size_t from, size_t to, size_t col0, size_t name_len, int fill_x)
+{
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		s->b[i] = fill_x ? 'x' : fill_byte(i - col0, name_len);
+		if (s->touched)
+			s->touched[i] = 1;
+	}
+}
+
+/* Start of the segment that holds byte @pos. */
+static size_t seg_start(const struct ref *s, size_t pos)
+{
+	size_t i, start = 0;
+
+	for (i = 0; s->o->ends && i < s->o->n_ends; i++) {
+		if (pos < s->o->ends[i])
+			break;
+		start = s->o->ends[i];
+	}
+	return start;
+}
+
+static int is_seg_end(const struct ref *s, size_t k)
+{
+	size_t i;
+
+	if (!s->o->ends)
+		return k == s->len;
+	for (i = 0; i < s->o->n_ends; i++)
+		if (s->o->ends[i] == k)
+			return 1;
+	return 0;
+}
+
+static void go_lines(struct ref *s, size_t from)
+{
+	s->mode = M_LINES;
+	s->p = from;
+	s->prev_masked = 0;
+}
+
+static void new_request(struct ref *s)
+{
+	s->connect = s->upgrade = s->cl_seen = s->te = s->chunked = s->bad = 0;
+	s->prev_framing = 0;
+	s->cl = 0;
+}
+
+/* A conflict decided at byte @at; line by line from @from under pass. */
+static void conflict(struct ref *s, size_t at, size_t from)
+{
+	s->r->conflicts++;
+	if (!s->o->conflict_pass) {
+		s->r->outcome = REF_HALT;
+		s->r->stop = at;
+		s->mode = M_STOP;
+		return;
+	}
+	go_lines(s, from);
+}
+
+static void request_done(struct ref *s)
+{
+	if (s->connect || s->upgrade) {
+		go_lines(s, s->p);
+		return;
+	}
+	s->mode = M_REQUEST;
+}
+
+static void step_request(struct ref *s)
+{
+	size_t q = s->p, fail = 0, next;
+	struct line ln;
+	int v;
+
+	while (q < s->len && (blank(s->b[q]) || s->b[q] == '\r' || s->b[q] == '\n'))
+		q++;
+	if (q == s->len) {
+		s->mode = M_STOP;
+		return;
+	}
+	next = next_line(s->b, s->len, q, &ln);
+	v = check_request(s->b + q, ln.len, ln.eol_len != 0, &fail);
+	if (v == 1) {
+		s->mode = M_STOP;
+		return;
+	}
+	if (v < 0) {
+		size_t seg = seg_start(s, q + fail);
+
+		if (s->seen_request) {
+			s->r->desync++;
+			go_lines(s, q > seg ? q : seg);
+			return;
+		}
+		s->r->not_http = 1;
+		if (s->o->untracked_scan && seg == 0) {
+			go_lines(s, 0);
+			return;
+		}
+		s->r->outcome = REF_NOT_HTTP;
+		s->mode = M_STOP;
+		return;
+	}
+	s->r->requests++;
+	s->seen_request = 1;
+	new_request(s);
+	s->connect = ln.len > 7 && !memcmp(s->b + q, "CONNECT", 7) && blank(s->b[q + 7]);
+	s->trailers = 0;
+	s->prev_lf = ln.eol_lf;
+	s->prev_masked = 0;
+	s->mode = M_FIELDS;
+	s->p = next;
+}
+
+/* Which framing field is this name (exactly, any case), if any. */
+static int framing_name(const __u8 *n, size_t len)
+{
+	static const char *const names[] = { "content-length", "transfer-encoding", "upgrade" };
+	size_t i, k;
+
+	for (i = 0; i < 3; i++) {
+		if (strlen(names[i]) != len)
+			continue;
+		for (k = 0; k < len; k++)
+			if (fold(n[k], 0) != (__u8)names[i][k])
+				break;
+		if (k == len)
+			return (int)i + 1;
+	}
+	return 0;
+}
+
+static void content_length(struct ref *s, const __u8 *v, size_t n)
+{
+	const __u64 max = 1ULL << 48;
+	size_t i = 0;
+	__u64 x = 0;
+
+	while (i < n && blank(v[i]))
+		i++;
+	if (i == n || !(v[i] >= '0' && v[i] <= '9')) {
+		if (i < n && (v[i] == '+' || v[i] == '-'))
+			s->bad = 1;
+		else
+			s->r->framing_invalid++;
+		return;
+	}
+	for (; i < n && v[i] >= '0' && v[i] <= '9'; i++) {
+		x = x * 10 + (v[i] - '0');
+		if (x > max) {
+			s->bad = 1;
+			return;
+		}
+	}
+	while (i < n && blank(v[i]))
+		i++;
+	if (i < n) {
+		s->bad = 1;
+		return;
+	}
+	if (s->cl_seen && s->cl != x)
+		s->bad = 1;
+	s->cl = x;
+	s->cl_seen = 1;
+}
+
+static void transfer_encoding(struct ref *s, const __u8 *v, size_t n)
+{
+	size_t a = 0, e = n, k;
+
+	for (k = 0; k < n; k++)
+		if (v[k] == ',')
+			a = k + 1;
+	while (a < e && (v[a] == ' ' || v[a] == '\t'))
+		a++;
+	while (e > a && (v[e - 1] == ' ' || v[e - 1] == '\t'))
+		e--;
+	s->te = 1;
+	s->chunked = e - a == 7;
+	for (k = 0; s->chunked && k < 7; k++)
+		if (fold(v[a + k], 0) != (__u8)"chunked"[k])
+			s->chunked = 0;
+}
+
+static void block_done(struct ref *s, size_t lf)
+{
+	if (s->trailers) {
+		request_done(s);
+		return;
+	}
+	if (s->bad || (s->te && (s->cl_seen || !s->chunked))) {
+		conflict(s, lf, s->p);
+		return;
+	}
+	if (s->te) {
+		s->mode = M_CHUNKS;
+		return;
+	}
+	if (s->cl_seen && s->cl) {
+		s->mode = M_BODY;
+		return;
+	}
+	request_done(s);
+}
+
+/* One line of a field block (M_FIELDS) or of a line-by-line scan (M_LINES). */
+static void step_field_line(struct ref *s)
+{
+	const int lines = s->mode == M_LINES;
+	size_t p = s->p, next, ms = 0, i, k, colon_at, name_end, nend;
+	struct line ln;
+	__u8 *c = s->b + p;
+	int cont = 0, premasked = 0, rule, fr;
+	const __u8 *colon;
+
+	if (p >= s->len) {
+		s->mode = M_STOP;
+		return;
+	}
+	next = next_line(s->b, s->len, p, &ln);
+	s->p = next;
+	if (ln.len == 0) {
+		if (!lines && ln.eol_lf && s->prev_lf) {
+			block_done(s, next - 1);
+			return;
+		}
+		if (ln.eol_len == 1 && ln.eol_lf)
+			s->prev_masked = 0;
+		s->prev_lf = ln.eol_lf;
+		return;
+	}
+	s->prev_lf = ln.eol_lf;
+	if (c[0] == ' ' || c[0] == '\t') {
+		cont = 1;
+		if (s->prev_framing)
+			s->bad = 1;
+		while (ms < ln.len && (c[ms] == ' ' || c[ms] == '\t'))
+			ms++;
+		if (s->prev_masked) {
+			touch(s, p + ms, p + ln.len, 0, 0, 1);
+			return;
+		}
+	} else {
+		s->prev_framing = 0;
+	}
+	s->prev_masked = 0;
+	for (i = ms; i < ln.len && blank(c[i]); i++)
+		;
+	if (i == ln.len)
+		return;
+	/* Counted as seen like the scanner does: a line that is not a
+	 * continuation and whose first non-blank byte starts a name, or whose
+	 * very first byte is the colon of an empty name. */
+	if (!cont && (c[i] != ':' || i == 0))
+		s->r->seen++;
+	if (c[i] == ':')
+		return;
+	colon = memchr(c + i, ':', ln.len - i);
+	colon_at = colon ? (size_t)(colon - c) : 0;
+	name_end = colon ? colon_at : ln.len;
+
+	/* Segment ends inside the name: rewritten ahead when it could match. */
+	for (k = p + i + 1; k <= p + name_end; k++) {
+		size_t from;
+
+		if (!is_seg_end(s, k) || !(premasked || could_match(s->l, c + i, k - p - i)))
+			continue;
+		premasked = 1;
+		s->r->premasked++;
+		from = seg_start(s, k - 1);
+		if (from < p + ms)
+			from = p + ms;
+		touch(s, from, k, p + ms, 10, 0);
+	}
+
+	if (!colon) {
+		if (ln.eol_len && premasked) {
+			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
+			s->prev_masked = 1;
+		}
+		return;
+	}
+	for (nend = colon_at; nend > i && blank(c[nend - 1]); nend--)
+		;
+	rule = match(s->l, c + i, nend - i);
+	if (rule >= 0) {
+		s->r->matched++;
+		if (s->r->n_hits < REF_MAX_HITS)
+			s->r->hits[s->r->n_hits++] = (unsigned int)rule;
+		if (s->l->rules[rule].drop) {
+			s->r->outcome = REF_DROP;
+			s->r->stop = p + colon_at;
+			s->mode = M_STOP;
+			return;
+		}
+		s->r->masked++;
+		touch(s, p + ms, p + ln.len, p + ms, colon_at - ms, 0);
+		s->prev_masked = 1;
+		return;
+	}
+	fr = lines || s->trailers ? 0 : framing_name(c + i, nend - i);
+	if (fr && (cont || i > 0 || nend < colon_at)) {
+		s->bad = 1; /* blanks around a framing name */
+	} else if (fr) {
+		s->prev_framing = 1;
+		if (fr == 3)
+			s->upgrade = 1;
+		else if (!premasked && ln.eol_len && fr == 1)
+			content_length(s, colon + 1, ln.len - colon_at - 1);
+		else if (!premasked && ln.eol_len && fr == 2)
+			transfer_encoding(s, colon + 1, ln.len - colon_at - 1);
+	}
+	if (premasked) {
+		/* Its first bytes are gone already: the rest goes too. */
+		touch(s, p + ms, p + ln.len, p + ms, colon_at - ms, 0);
+		s->prev_masked = 1;
+	}
+}
+
+static void step_body(struct ref *s)
+{
+	size_t left = s->len - s->p;
+
+	if (s->cl > left) {
+		s->p = s->len;
+		s->mode = M_STOP;
+		return;
+	}
+	s->p += s->cl;
+	request_done(s);
+}
+
+static int hex(__u8 b)
+{
+	if (b >= '0' && b <= '9')
+		return b - '0';
+	if (b >= 'a' && b <= 'f')
+		return b - 'a' + 10;
+	if (b >= 'A' && b <= 'F')
+		return b - 'A' + 10;
+	return -1;
+}
+
+/* One chunk: size line, data, CRLF; or the last chunk, then trailers. */
+static void step_chunk(struct ref *s)
+{
+	const __u8 *b = s->b;
+	size_t q = s->p, len = s->len, digits = 0;
+	__u64 size = 0;
+
+	for (; q < len && hex(b[q]) >= 0; q++, digits++) {
+		size = size * 16 + (__u64)hex(b[q]);
+		if (size > 1ULL << 48)
+			goto bad;
+	}
+	if (q == len)
+		goto data_end;
+	if (!digits)
+		goto bad;
+	if (b[q] == ';' || b[q] == ' ' || b[q] == '\t')
+		while (q < len && b[q] != '\r' && b[q] != '\n')
+			q++;
+	if (q == len)
+		goto data_end;
+	if (b[q] == '\r' && ++q == len)
+		goto data_end;
+	if (b[q] != '\n')
+		goto bad;
+	q++;
+	if (!size) {
+		s->trailers = 1;
+		s->prev_lf = 1;
+		s->prev_masked = 0;
+		s->mode = M_FIELDS;
+		s->p = q;
+		return;
+	}
+	if (size >= len - q)
+		goto data_end;
+	q += size;
+	if (b[q] == '\r' && ++q == len)
+		goto data_end;
+	if (b[q] != '\n')
+		goto bad;
+	s->p = q + 1;
+	return;
+bad:
+	conflict(s, q, q);
+	return;
+data_end:
+	s->mode = M_STOP;
+}
+
+void ref_strip_ex(const struct ref_list *l, __u8 *buf, size_t len, const struct ref_opts *o,
+		  __u8 *touched, struct ref_result *r)
+{
+	struct ref s;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	s.l = l;
+	s.b = buf;
+	s.len = len;
+	s.o = o;
+	s.touched = touched;
+	s.r = r;
+	s.mode = M_REQUEST;
+	if (touched)
+		memset(touched, 0, len);
+	while (s.mode != M_STOP) {
+		switch (s.mode) {
+		case M_REQUEST:
+			step_request(&s);
+			break;
+		case M_FIELDS:
+		case M_LINES:
+			step_field_line(&s);
+			break;
+		case M_BODY:
+			step_body(&s);
+			break;
+		case M_CHUNKS:
+			step_chunk(&s);
+			break;
+		default:
+			s.mode = M_STOP;
+			break;
+		}
+	}
 }
 
 void ref_strip(const struct ref_list *l, __u8 *buf, size_t len, struct ref_result *r)
 {
-	size_t pos = 0;
+	const struct ref_opts o = { .untracked_scan = 1 };
 
-	memset(r, 0, sizeof(*r));
-	do {
-		r->outcome = strip_one(l, buf, len, &pos, r);
-	} while (r->outcome == REF_BODY);
-	/* What follows a complete request without starting one is a body. */
-	if (r->outcome == REF_NOT_HTTP && r->requests)
-		r->outcome = REF_BODY;
+	ref_strip_ex(l, buf, len, &o, NULL, r);
 }
