@@ -34,13 +34,15 @@ LIBS := -lbpf -lxdp -lelf -lz
 SHARED_HDRS := $(wildcard include/hdrstrip/*.h)
 PURE_SRCS := user/hlist.c user/compile.c
 CLI_SRCS := user/main.c user/cmd_compile.c user/cmd_attach.c user/cmd_status.c \
-	user/loader.c user/hooks.c user/apply.c user/slots.c user/vlog.c $(PURE_SRCS)
+	user/loader.c user/hooks.c user/proxy.c user/apply.c user/slots.c user/vlog.c $(PURE_SRCS)
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
 
 BPF_SRCS := bpf/hdrstrip.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h) $(SHARED_HDRS)
 BPF_OBJ := $(OUTPUT)/bpf/hdrstrip.bpf.o
+PROXY_OBJ := $(OUTPUT)/bpf/proxy.bpf.o
 SKEL := $(OUTPUT)/hdrstrip.skel.h
+PROXY_SKEL := $(OUTPUT)/proxy.skel.h
 # The shared corpus beside the checkout, else the copy vendored in tests/.
 CORPUS ?= $(if $(wildcard ../shared/corpus/requests.http),$(abspath ../shared/corpus),$(abspath tests/corpus))
 export CORPUS
@@ -48,7 +50,7 @@ export CORPUS
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format install uninstall
 
-all: $(OUTPUT)/hdrstrip $(BPF_OBJ)
+all: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ)
 
 $(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/bpf $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
@@ -66,7 +68,11 @@ $(SKEL): $(BPF_OBJ)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTPUT)/user
+$(PROXY_SKEL): $(PROXY_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip_proxy > $@
+
+$(OUTPUT)/user/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
 

@@ -11,37 +11,10 @@
 #include <hdrstrip/scan.h>
 
 #include "ctx.h"
+#include "maps.bpf.h"
 #include "parse.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, HS_TRIE_SLOTS);
-	__type(key, __u32);
-	__type(value, struct hs_trie);
-} trie SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct hs_config);
-} config SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct hs_counters);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, HS_MAX_HIT_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} header_hits SEC(".maps");
 
 /*
  * Connections being scanned (see include/hdrstrip/flow.h). The loader sets
@@ -99,15 +72,6 @@ struct scan_ctx {
 #define HS_STEPS_PER_CALL 16
 #define HS_MAX_CALLS (2 * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
 
-static __always_inline void count_hit(const struct hs_trie *t, __u32 rule)
-{
-	__u32 slot = t->rules[(rule - 1) & (HS_MAX_NAMES - 1)].hit_slot;
-	__u64 *hits = bpf_map_lookup_elem(&header_hits, &slot);
-
-	if (hits)
-		(*hits)++;
-}
-
 static __always_inline long scan_some(struct scan_ctx *c, const int xdp)
 {
 	void *data = ctx_data(c->ctx, xdp), *data_end = ctx_data_end(c->ctx, xdp);
@@ -143,20 +107,6 @@ static long scan_cb_xdp(__u32 i __attribute__((unused)), void *arg)
 static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
 {
 	return scan_some(arg, HOOK_TC);
-}
-
-static __always_inline int port_inspected(const struct hs_config *cfg, __u16 port)
-{
-	return (cfg->ports[(port >> 6) & (HS_PORT_WORDS - 1)] >> (port & 63)) & 1;
-}
-
-static __always_inline enum hs_verdict on_error(const struct hs_config *cfg,
-						struct hs_counters *cnt)
-{
-	if (cfg->on_error == HS_POLICY_PASS)
-		return HS_VERDICT_PASS;
-	cnt->packets_dropped++;
-	return HS_VERDICT_DROP;
 }
 
 /* Scan the payload from sc->from, with options @opts (HS_OPT_*). */
@@ -308,10 +258,10 @@ static __always_inline enum hs_verdict conclude(void *ctx, const struct pkt *pk,
 		return HS_VERDICT_DROP;
 	}
 	if (phase == HS_PH_HALT)
-		return on_error(cfg, cnt); /* the policy is drop, or it would not halt */
+		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS; /* drop: it halted */
 	if (!sc->done || (pk->payload_end > HS_MAX_BUF && hs_scan_in_block(&sc->s))) {
 		cnt->scan_incomplete++;
-		if (on_error(cfg, cnt) == HS_VERDICT_DROP)
+		if (policy_drops(cfg, cnt))
 			return HS_VERDICT_DROP;
 		/* Passed anyway: the rest of the connection line by line. */
 		untrack = 1;
@@ -395,7 +345,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	}
 	if (ctx_linearize(ctx, pk.payload_end < HS_MAX_BUF ? pk.payload_end : HS_MAX_BUF, xdp)) {
 		cnt->scan_incomplete++;
-		return on_error(cfg, cnt);
+		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 	}
 
 	/* One slot per packet: an update never shows a packet two lists. */
@@ -408,7 +358,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	if (r == 2)
 		return HS_VERDICT_PASS;
 	if (r == 3)
-		return on_error(cfg, cnt);
+		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 
 	opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 	if (sc->fresh && cfg->untracked == HS_POLICY_SCAN)

@@ -130,7 +130,7 @@ int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
 	cfg.n_names = t->n_rules;
 	cfg.ifindex = d->ifindex;
 	cfg.netns_ino = d->netns_ino;
-	snprintf(cfg.ifname, sizeof(cfg.ifname), "%s", d->name);
+	snprintf(cfg.ifname, sizeof(cfg.ifname), "%.*s", (int)sizeof(cfg.ifname) - 1, d->name);
 	if (o->list_path) {
 		char *abs = realpath(o->list_path, NULL);
 

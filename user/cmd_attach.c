@@ -15,6 +15,7 @@
 
 struct attach_cmd {
 	const char *dev;
+	const char *cgroup; /* proxy mode */
 	const char *headers;
 	int hook;
 	int xdp_mode;
@@ -70,6 +71,7 @@ enum {
 	OPT_ON_ERROR,
 	OPT_UNTRACKED,
 	OPT_FLOWS,
+	OPT_CGROUP,
 	OPT_NOFOLD
 };
 
@@ -81,6 +83,7 @@ static const struct option attach_lopts[] = {
 	{ "on-error", required_argument, NULL, OPT_ON_ERROR },
 	{ "untracked", required_argument, NULL, OPT_UNTRACKED },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "no-fold-underscore", no_argument, NULL, OPT_NOFOLD },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 },
@@ -174,17 +177,47 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 		case OPT_NOFOLD:
 			o->list.fold_underscore = 0;
 			break;
+		case OPT_CGROUP:
+			o->cgroup = optarg;
+			break;
 		case 'h':
 			return usage_out(usage, 1);
 		default:
 			return usage_out(usage, 0);
 		}
 	}
+	if (o->cgroup) {
+		if (optind != argc || o->hook >= 0) {
+			pr_err("%s: --cgroup PATH takes the place of DEV and --hook", cmd);
+			return usage_out(usage, 0);
+		}
+		o->hook = HOOK_CGROUP;
+		return -1;
+	}
 	if (optind != argc - 1) {
-		pr_err("%s: %s", cmd, optind >= argc ? "give the device (DEV)" : "more than one device given");
+		pr_err("%s: %s", cmd,
+		       optind >= argc ? "give the device (DEV), or --cgroup PATH" : "more than one device given");
 		return usage_out(usage, 0);
 	}
 	o->dev = argv[optind];
+	return -1;
+}
+
+/* Resolve a cgroup directory, printing the error. */
+static int resolve_cgroup(const char *path, struct dev *d)
+{
+	int r = cgroup_resolve(path, d);
+
+	if (r == -EMEDIUMTYPE) {
+		pr_err("'%s' is not a cgroup v2 directory; the cgroup2 hierarchy is where /proc/mounts "
+		       "shows type cgroup2 (e.g. /sys/fs/cgroup or /sys/fs/cgroup/unified)",
+		       path);
+		return EXIT_USAGE;
+	}
+	if (r) {
+		pr_err("cannot open cgroup '%s': %s", path, strerror(-r));
+		return r == -ENOENT || r == -ENOTDIR ? EXIT_USAGE : EXIT_FAIL;
+	}
 	return -1;
 }
 
@@ -286,7 +319,7 @@ int cmd_attach(int argc, char **argv)
 	if (rc)
 		return rc;
 	dev_maps_init(&m);
-	rc = resolve(o.dev, &d);
+	rc = o.cgroup ? resolve_cgroup(o.cgroup, &d) : resolve(o.dev, &d);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_FAIL;
@@ -359,7 +392,19 @@ int cmd_attach(int argc, char **argv)
 	ao.hook = o.hook;
 	ao.xdp_mode = o.xdp_mode;
 	ao.flows = o.flows ? o.flows : HS_FLOWS_DEFAULT;
-	r = hook_attach(&d, &ao, &mode, &legacy, &qcreated);
+	mode = legacy = qcreated = 0;
+	if (o.cgroup) {
+		/* Connections already open never pass the sockops program:
+		 * say how many there are, as a counter. */
+		struct hs_config cfg;
+
+		if (!config_read(&m, &cfg))
+			counters_add(&m, __builtin_offsetof(struct hs_counters, conns_preexisting) / 8,
+				     count_preexisting(&d, cfg.ports));
+		r = proxy_attach(&d);
+	} else {
+		r = hook_attach(&d, &ao, &mode, &legacy, &qcreated);
+	}
 	if (r) {
 		pr_err("cannot attach %s to '%s': %s (%d)%s", hook_names[o.hook], d.name, errstr(r),
 		       r,
@@ -405,6 +450,7 @@ out:
 	}
 	dev_maps_close(&m);
 	pin_unlock(&lk);
+	dev_close(&d);
 	free(t);
 	hs_list_free(&l);
 	return rc;
@@ -436,7 +482,7 @@ int cmd_update(int argc, char **argv)
 	if (rc)
 		return rc;
 	dev_maps_init(&m);
-	rc = resolve(o.dev, &d);
+	rc = o.cgroup ? resolve_cgroup(o.cgroup, &d) : resolve(o.dev, &d);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_FAIL;
@@ -473,6 +519,7 @@ int cmd_update(int argc, char **argv)
 out:
 	dev_maps_close(&m);
 	pin_unlock(&lk);
+	dev_close(&d);
 	free(t);
 	hs_list_free(&l);
 	return rc;
@@ -523,9 +570,9 @@ int cmd_detach(int argc, char **argv)
 		return EXIT_FAIL;
 	if (bpffs_ensure(0))
 		pr_info("bpffs is not available: only the hooks are removed");
-	if (dev_resolve(o.dev, &d) == -ENODEV)
+	if (!o.cgroup && dev_resolve(o.dev, &d) == -ENODEV)
 		return detach_missing_dev(o.dev);
-	rc = resolve(o.dev, &d);
+	rc = o.cgroup ? resolve_cgroup(o.cgroup, &d) : resolve(o.dev, &d);
 	if (rc >= 0)
 		return rc;
 	dev_maps_init(&m);
@@ -597,5 +644,6 @@ int cmd_detach(int argc, char **argv)
 out:
 	dev_maps_close(&m);
 	pin_unlock(&lk);
+	dev_close(&d);
 	return rc;
 }

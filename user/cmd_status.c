@@ -22,7 +22,7 @@
 #include "slots.h"
 
 static const char status_usage[] =
-	"Usage: hdrstrip status [DEV] [--json]\n"
+	"Usage: hdrstrip status [DEV | --cgroup PATH] [--json]\n"
 	"\n"
 	"Show where hdrstrip is attached in this network namespace: hooks, modes, program\n"
 	"ids, the list (names, path, last update), ports and policy.\n";
@@ -44,6 +44,7 @@ _Static_assert(HS_ARRAY_SIZE(counter_names) == HS_N_COUNTERS, "a name for every 
 
 struct view_opts {
 	const char *dev;
+	const char *cgroup; /* proxy mode: --cgroup PATH */
 	int json;
 	int per_header;
 	int prometheus;
@@ -59,6 +60,7 @@ static int parse_view(int argc, char **argv, struct view_opts *o, const char *us
 		{ "prometheus", no_argument, NULL, 'P' },
 		{ "watch", required_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "cgroup", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -71,6 +73,7 @@ static int parse_view(int argc, char **argv, struct view_opts *o, const char *us
 			return usage_out(usage, 0);
 		switch (c) {
 		case 'j': o->json = 1; break;
+		case 'g': o->cgroup = optarg; break;
 		case 'p': o->per_header = 1; break;
 		case 'P': o->prometheus = 1; break;
 		case 'w':
@@ -110,6 +113,10 @@ static int parse_view(int argc, char **argv, struct view_opts *o, const char *us
 		return usage_out(usage, 0);
 	}
 	o->dev = optind < argc ? argv[optind] : NULL;
+	if (o->cgroup && o->dev) {
+		pr_err("--cgroup PATH takes the place of DEV");
+		return usage_out(usage, 0);
+	}
 	return -1;
 }
 
@@ -161,7 +168,7 @@ struct found {
 };
 
 /* Devices with hdrstrip attached: DEV alone, or every interface here. */
-static int find_devices(const char *name, struct found **out, int *n)
+static int find_devices(const char *name, int cgroup, struct found **out, int *n)
 {
 	struct if_nameindex *ifs, *i;
 	int cap = 0;
@@ -174,7 +181,7 @@ static int find_devices(const char *name, struct found **out, int *n)
 
 		if (!f)
 			return -ENOMEM;
-		r = dev_resolve(name, &f->d);
+		r = cgroup ? cgroup_resolve(name, &f->d) : dev_resolve(name, &f->d);
 		if (r) {
 			free(f);
 			return r;
@@ -231,7 +238,15 @@ static int find_or_fail(const struct view_opts *o, struct found **f, int *n, con
 
 	if (require_root(cmd))
 		return EXIT_FAIL;
-	r = find_devices(o->dev, f, n);
+	r = find_devices(o->cgroup ? o->cgroup : o->dev, o->cgroup != NULL, f, n);
+	if (o->cgroup && (r == -EMEDIUMTYPE || r == -ENOTDIR || (r == -ENOENT && !*n))) {
+		if (r == -ENOENT && !access(o->cgroup, F_OK)) {
+			pr_err("hdrstrip is not attached to cgroup '%s'", o->cgroup);
+			return EXIT_FAIL;
+		}
+		pr_err("'%s' is not a cgroup v2 directory", o->cgroup);
+		return EXIT_USAGE;
+	}
 	if (r == -ENODEV || r == -EINVAL) {
 		pr_err("no interface '%s' in this network namespace; see 'ip link show'", o->dev);
 		return EXIT_USAGE;
@@ -281,6 +296,11 @@ static void print_status(const struct found *f, int json, int last)
 		printf(",\"ifindex\":%d,\"netns\":%llu,\"netns_name\":", f->d.ifindex,
 		       (unsigned long long)f->d.netns_ino);
 		json_str(ns);
+		if (f->d.cgroup_fd >= 0) {
+			printf(",\"cgroup\":");
+			json_str(f->d.cgroup_path);
+			printf(",\"cgroup_id\":%llu", (unsigned long long)f->d.cgroup_id);
+		}
 		printf(",\"hooks\":[");
 		for (int h = 0; h < HOOK_MAX; h++) {
 			if (!f->st.prog_id[h])
@@ -304,7 +324,10 @@ static void print_status(const struct found *f, int json, int last)
 		printf("}%s\n", last ? "" : ",");
 		return;
 	}
-	printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
+	if (f->d.cgroup_fd >= 0)
+		printf("%s: cgroup %s (proxy mode: sockops + sk_msg)\n", f->d.name, f->d.cgroup_path);
+	else
+		printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
 	       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");
 	for (int h = 0; h < HOOK_MAX; h++) {
 		if (!f->st.prog_id[h])
@@ -337,11 +360,11 @@ int cmd_status(int argc, char **argv)
 	rc = find_or_fail(&o, &f, &n, "status");
 	if (rc >= 0)
 		return rc;
-	if (o.json && !o.dev)
+	if (o.json && !(o.dev || o.cgroup))
 		printf("[\n");
 	for (int i = 0; i < n; i++)
-		print_status(&f[i], o.json, o.dev || i == n - 1);
-	if (o.json && !o.dev)
+		print_status(&f[i], o.json, (o.dev || o.cgroup) || i == n - 1);
+	if (o.json && !(o.dev || o.cgroup))
 		printf("]\n");
 	else if (!n && !o.json)
 		printf("hdrstrip is not attached to any interface in this network namespace\n");
@@ -780,7 +803,7 @@ static int watch_stats(const struct view_opts *o)
 	rc = reading_take(o, &prev);
 	if (rc >= 0)
 		return rc;
-	if (!prev.n && !o->dev) {
+	if (!prev.n && !(o->dev || o->cgroup)) {
 		pr_err("hdrstrip is not attached to any interface in this network namespace");
 		reading_free(&prev);
 		return EXIT_FAIL;
@@ -854,7 +877,7 @@ int cmd_stats(int argc, char **argv)
 		free_found(f, n);
 		return EXIT_FAIL;
 	}
-	if (o.json && !o.dev)
+	if (o.json && !(o.dev || o.cgroup))
 		printf("[\n");
 	for (int i = 0; i < n; i++) {
 		struct hs_counters c;
@@ -873,7 +896,7 @@ int cmd_stats(int argc, char **argv)
 				printf(",\"%s\":%llu", counter_names[k], (unsigned long long)v[k]);
 			if (o.per_header && print_hits(&f[i], 1))
 				rc = EXIT_FAIL;
-			printf("}%s\n", o.dev || i == n - 1 ? "" : ",");
+			printf("}%s\n", (o.dev || o.cgroup) || i == n - 1 ? "" : ",");
 			continue;
 		}
 		printf("%s:\n", f[i].d.name);
@@ -885,7 +908,7 @@ int cmd_stats(int argc, char **argv)
 				rc = EXIT_FAIL;
 		}
 	}
-	if (o.json && !o.dev)
+	if (o.json && !(o.dev || o.cgroup))
 		printf("]\n");
 	free_found(f, n);
 	return rc < 0 ? EXIT_OK : rc;

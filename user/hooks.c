@@ -159,6 +159,8 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used
 
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 {
+	if (hook == HOOK_CGROUP)
+		return proxy_detach(d, st->prog_id[HOOK_CGROUP]);
 	if (hook == HOOK_XDP) {
 		struct xdp_multiprog *mp;
 		struct xdp_program *prog;
@@ -345,6 +347,31 @@ int hits_reset(const struct dev_maps *m, __u32 slot)
 		return -ENOMEM;
 	if (bpf_map_update_elem(m->header_hits, &slot, v, BPF_ANY))
 		r = -errno;
+	free(v);
+	return r;
+}
+
+int counters_add(const struct dev_maps *m, size_t field, __u64 value)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct hs_counters *v;
+	__u32 key = 0;
+	int r = 0;
+
+	if (ncpu < 0)
+		return ncpu;
+	if (field >= HS_N_COUNTERS)
+		return -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(m->counters, &key, v)) {
+		r = -errno;
+	} else {
+		((__u64 *)&v[0])[field] += value;
+		if (bpf_map_update_elem(m->counters, &key, v, BPF_ANY))
+			r = -errno;
+	}
 	free(v);
 	return r;
 }

@@ -26,14 +26,15 @@
 #include "loader.h"
 #include "vlog.h"
 
-const char *const hook_names[HOOK_MAX] = { "xdp", "tc-ingress", "tc-egress" };
+const char *const hook_names[HOOK_MAX] = { "xdp", "tc-ingress", "tc-egress", "cgroup" };
 
 static const char *const map_names[] = { HS_MAP_TRIE, HS_MAP_CONFIG, HS_MAP_COUNTERS,
 					 HS_MAP_HEADER_HITS };
 
 int hook_parse(const char *s)
 {
-	for (int i = 0; i < HOOK_MAX; i++)
+	/* Proxy mode is --cgroup, not a --hook of an interface. */
+	for (int i = 0; i < HOOK_CGROUP; i++)
 		if (!strcmp(s, hook_names[i]))
 			return i;
 	return -1;
@@ -111,6 +112,7 @@ static __u64 netns_ino_self(void)
 int dev_resolve(const char *name, struct dev *d)
 {
 	memset(d, 0, sizeof(*d));
+	d->cgroup_fd = -1;
 	if (strlen(name) >= IF_NAMESIZE || strchr(name, '/') || !strcmp(name, ".") ||
 	    !strcmp(name, ".."))
 		return -EINVAL;
@@ -203,11 +205,27 @@ static int query_tc(const struct dev *d, int hook, struct dev_state *st)
 	return 0;
 }
 
+/* hdrstrip's sockops program on a cgroup. */
+static int query_cgroup(const struct dev *d, struct dev_state *st)
+{
+	__u32 ids[64], cnt = HS_ARRAY_SIZE(ids), flags = 0;
+
+	if (bpf_prog_query(d->cgroup_fd, BPF_CGROUP_SOCK_OPS, 0, &flags, ids, &cnt))
+		return errno == ENOENT ? 0 : -errno;
+	for (__u32 i = 0; i < cnt && i < HS_ARRAY_SIZE(ids); i++)
+		/* Program names keep 15 bytes: "hdrstrip_sockop". */
+		if (prog_name_is(ids[i], "hdrstrip_sockop"))
+			st->prog_id[HOOK_CGROUP] = ids[i];
+	return 0;
+}
+
 int dev_query(const struct dev *d, struct dev_state *st)
 {
 	int r;
 
 	memset(st, 0, sizeof(*st));
+	if (d->cgroup_fd >= 0)
+		return query_cgroup(d, st);
 	r = query_xdp(d, st);
 	if (!r)
 		r = query_tc(d, HOOK_TC_INGRESS, st);
@@ -453,6 +471,44 @@ void pins_remove(const struct dev *d)
 		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map_names[i]);
 		unlink(path);
 	}
+	/* Proxy mode's sockhash: the last reference to it lets its sockets go. */
+	snprintf(path, sizeof(path), "%s/%s", d->pin_dir, HS_MAP_SOCKS);
+	unlink(path);
 	rmdir(d->pin_dir);
 	rmdir(HS_PIN_ROOT); /* only if no other device is left */
+}
+
+int cgroup_resolve(const char *path, struct dev *d)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	d->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->cgroup_fd < 0)
+		return -errno;
+	if (fstatfs(d->cgroup_fd, &sfs) || fstat(d->cgroup_fd, &st)) {
+		int e = -errno;
+
+		dev_close(d);
+		return e;
+	}
+	if (sfs.f_type != CGROUP2_SUPER_MAGIC) {
+		dev_close(d);
+		return -EMEDIUMTYPE;
+	}
+	/* A cgroup's id is its directory's inode on cgroup2. */
+	d->cgroup_id = st.st_ino;
+	snprintf(d->name, sizeof(d->name), "cgroup-%llu", (unsigned long long)d->cgroup_id);
+	snprintf(d->pin_dir, sizeof(d->pin_dir), "%s/%s", HS_PIN_ROOT, d->name);
+	if (!realpath(path, d->cgroup_path))
+		snprintf(d->cgroup_path, sizeof(d->cgroup_path), "%s", path);
+	return 0;
+}
+
+void dev_close(struct dev *d)
+{
+	if (d->cgroup_fd >= 0)
+		close(d->cgroup_fd);
+	d->cgroup_fd = -1;
 }

@@ -24,6 +24,7 @@ enum hs_hook_id {
 	HOOK_XDP = 0,
 	HOOK_TC_INGRESS,
 	HOOK_TC_EGRESS,
+	HOOK_CGROUP, /* proxy mode: sockops on a cgroup + sk_msg on its sockhash */
 	HOOK_MAX
 };
 
@@ -31,15 +32,30 @@ extern const char *const hook_names[HOOK_MAX];
 /* "xdp" -> HOOK_XDP ...; -1 if unknown. */
 int hook_parse(const char *s);
 
+/* What hdrstrip attaches to: an interface, or (proxy mode) a cgroup. */
 struct dev {
-	char name[IF_NAMESIZE];
-	int ifindex;
-	__u64 netns_ino; /* this process's network namespace */
+	char name[64]; /* the interface's name, or "cgroup-<id>" */
+	int ifindex; /* 0 for a cgroup */
+	__u64 netns_ino; /* this process's network namespace (0 for a cgroup) */
 	char pin_dir[PATH_MAX];
+	int cgroup_fd; /* -1 for an interface */
+	__u64 cgroup_id;
+	char cgroup_path[PATH_MAX];
 };
 
 /* Resolve @name in the current network namespace: -ENODEV if absent. */
 int dev_resolve(const char *name, struct dev *d);
+/* A cgroup v2 directory: -ENOENT if absent, -ENOTDIR/-EMEDIUMTYPE if it is
+ * not a cgroup v2 directory. Close with dev_close(). */
+int cgroup_resolve(const char *path, struct dev *d);
+void dev_close(struct dev *d);
+
+/* Proxy mode. */
+int proxy_attach(const struct dev *d);
+int proxy_detach(const struct dev *d, __u32 prog_id);
+/* Established connections of the cgroup's processes to the ports in
+ * @ports: the ones the sockops program will never see. */
+int count_preexisting(const struct dev *d, const __u64 *ports);
 
 /* Map fds of one device's state; -1 when not open. */
 struct dev_maps {
@@ -108,6 +124,9 @@ int trie_write_slot(const struct dev_maps *m, __u32 slot, const struct hs_trie *
 int counters_read(const struct dev_maps *m, struct hs_counters *sum);
 int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum);
 int hits_reset(const struct dev_maps *m, __u32 slot);
+/* Add @value to counter number @field (CPU 0's copy); only while no program
+ * updates the counters (before an attach). */
+int counters_add(const struct dev_maps *m, size_t field, __u64 value);
 
 /* libbpf/libxdp messages go through here; shown with -v. */
 void loader_setup_logging(int verbose);

@@ -15,6 +15,7 @@
 #define HS_MAP_CONFIG "config"
 #define HS_MAP_COUNTERS "counters"
 #define HS_MAP_HEADER_HITS "header_hits"
+#define HS_MAP_SOCKS "socks" /* proxy mode: the connections being filtered */
 
 /* Two trie slots: the loader writes the idle one, then flips config. */
 #define HS_TRIE_SLOTS 2
@@ -80,6 +81,10 @@ struct hs_counters {
 	__u64 untracked; /* segments of connections with no state, e.g. evicted */
 	__u64 retransmits; /* segments rescanned from a checkpoint */
 	__u64 out_of_order; /* segments ahead of a gap in a header block */
+	/* Proxy mode (sockops + sk_msg on a cgroup). */
+	__u64 headers_removed; /* field lines taken out of sent data */
+	__u64 bytes_removed; /* ... and their bytes */
+	__u64 conns_preexisting; /* connections older than the attach, left alone */
 };
 
 #define HS_COUNTER_NAMES                                                                  \
@@ -87,7 +92,8 @@ struct hs_counters {
 		"headers_masked", "packets_modified", "packets_dropped", "non_http",         \
 		"fragments", "scan_incomplete", "truncated", "split_names", "framing_conflict",  \
 		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",       \
-		"retransmits", "out_of_order"
+		"retransmits", "out_of_order", "headers_removed", "bytes_removed",            \
+		"conns_preexisting"
 
 #define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))
 

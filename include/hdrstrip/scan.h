@@ -92,6 +92,7 @@ enum hs_phase {
 #define HS_SF_NAME_JUNK 0x200 /* blanks came after the name (framing names) */
 #define HS_SF_PREMASKED 0x400 /* the line was rewritten in an earlier buffer */
 #define HS_SF_CHUNK_CR 0x800 /* CHUNK_END: the CR was seen */
+#define HS_SF_RM_CR 0x1000 /* REMOVE: a removed line ended in CR; an LF next is its */
 
 /* hs_stream.req: the current request */
 #define HS_RQ_CONNECT_CAND 0x01 /* the method so far is a prefix of CONNECT */
@@ -113,6 +114,7 @@ enum hs_step {
 	HS_STEP_MORE = 0, /* call again */
 	HS_STEP_MATCH, /* a field matched list rule hs_scan.rule - 1; call again */
 	HS_STEP_DONE, /* nothing more to scan in this buffer */
+	HS_STEP_REMOVE, /* HS_OPT_REMOVE: remove [rm_start, rm_end); call again */
 };
 
 #define HS_MAX_METHOD_LEN 32
@@ -163,8 +165,9 @@ struct hs_scan {
 	 * lie before @start when the line began in an earlier buffer. */
 	__u32 mask_start;
 	__u32 resume; /* PREMASK: where the buffer ends */
-	/* Request line: its first byte in this buffer (where a desynchronised
-	 * stream is checked from, line by line). */
+	/* The current line's first byte in this buffer: for a request line,
+	 * where a desynchronised stream is checked from, line by line; for a
+	 * field line (HS_OPT_REMOVE), where its removal or holding starts. */
 	__u32 line_start;
 	__u32 reserved;
 	__u8 csum_par; /* parity of the offset the checksum's 16-bit words start at */
@@ -182,6 +185,12 @@ struct hs_scan {
 	__u16 framing_invalid; /* Content-Length values no server reads as a length */
 	__u16 desync; /* where a request should start, something else did */
 	__u16 conflicts; /* ambiguous framing, scanned on line by line */
+	/* HS_OPT_REMOVE only. */
+	struct hs_stream line_snap; /* the state at the current line's start */
+	__u32 rm_start; /* HS_STEP_REMOVE: the bytes to remove */
+	__u32 rm_end;
+	__u8 hold; /* the buffer ends in a line not decided yet, from line_start */
+	__u8 reserved3[3];
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -189,8 +198,17 @@ struct hs_scan {
 				line by line instead of stopping (HS_PH_NOT_HTTP) */
 #define HS_OPT_CONFLICT_GO_ON 0x2 /* ambiguous framing: go on line by line
 				     instead of stopping (HS_PH_HALT) */
+/*
+ * Remove internal field lines instead of masking them: nothing is written;
+ * each line (name, value, continuation lines and line end) is reported as
+ * HS_STEP_REMOVE ranges, for a caller that can take bytes out of the stream
+ * (a socket's send path). A buffer that ends before a line's fate is known
+ * stops with hs_scan.hold set: the caller holds the bytes from line_start
+ * and scans them again, from line_snap, with what follows.
+ */
+#define HS_OPT_REMOVE 0x4
 
-_Static_assert(sizeof(struct hs_scan) == 96, "hs_scan layout");
+_Static_assert(sizeof(struct hs_scan) == 152, "hs_scan layout");
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a
@@ -251,6 +269,7 @@ HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u3
 	s->end = end > HS_MAX_BUF ? HS_MAX_BUF : end;
 	s->mask_start = hs_off(start - st->col);
 	s->line_start = s->start;
+	s->rm_start = start;
 	s->csum_par = csum_base & 1;
 }
 
@@ -571,6 +590,13 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 		return HS_STEP_MATCH;
 	}
 	s->masked++;
+	if (s->opts & HS_OPT_REMOVE) {
+		/* The whole line goes, from its first byte: no rewriting. */
+		s->st.phase = HS_PH_MASK;
+		s->rm_start = s->line_start;
+		s->pos = hs_off(pos + 1);
+		return HS_STEP_MATCH;
+	}
 	hs_start_mask(s, pos);
 	return HS_STEP_MATCH;
 }
@@ -685,6 +711,11 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 {
 	__u16 keep = s->st.flags & (HS_SF_PREV_LF | HS_SF_PREV_MASKED);
 
+	if (s->opts & HS_OPT_REMOVE) {
+		s->line_snap = s->st;
+		s->line_start = hs_off(pos);
+	}
+
 	if (b == '\n') {
 		/* An empty line: the end of the block if the line end before it
 		 * had an LF too; otherwise some parser still reads fields. */
@@ -711,6 +742,7 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 			/* obs-fold continuation of a masked field: masked too. */
 			s->st.phase = HS_PH_MASK;
 			s->st.flags |= HS_SF_KEEP_WS | HS_SF_FILL_X;
+			s->rm_start = hs_off(pos);
 			s->pos = hs_off(pos + 1);
 			return HS_STEP_MORE;
 		}
@@ -932,7 +964,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 	k = stop ? hs_first_byte(stop) : 8;
 	if (!k)
 		return 0;
-	if (s->st.phase == HS_PH_MASK) {
+	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
 		/* Only plain filler ('x') is written a word at a time. */
 		__u64 keep = k == 8 ? 0 : ~0ULL << (8 * k);
 		__u64 nw = (w & keep) | (HS_ONES * 'x' & ~keep);
@@ -951,6 +983,17 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
  * alone, or every Content-Length split across segments would be masked. */
 HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
+	if (s->opts & HS_OPT_REMOVE) {
+		/* The part of a line being removed that this buffer holds. */
+		if (s->st.phase == HS_PH_MASK && s->rm_start < pos && s->rm_end != pos) {
+			s->rm_end = pos;
+			return HS_STEP_REMOVE;
+		}
+		/* A line whose fate is not known yet: the caller holds it. */
+		if (s->st.phase == HS_PH_NAME || s->st.phase == HS_PH_LEAD)
+			s->hold = 1;
+		return HS_STEP_DONE;
+	}
 	if (s->st.phase == HS_PH_PREMASK) {
 		s->st.phase = HS_PH_NAME;
 		s->st.flags |= HS_SF_PREMASKED;
@@ -1001,6 +1044,16 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	case HS_PH_LINE_START:
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_CR:
+		if (b == '\n' && (s->st.flags & HS_SF_RM_CR)) {
+			/* The LF of a removed line's CRLF. */
+			s->st.flags = (s->st.flags & ~HS_SF_RM_CR) | HS_SF_PREV_LF;
+			s->st.phase = HS_PH_LINE_START;
+			s->rm_start = hs_off(pos);
+			s->rm_end = hs_off(pos + 1);
+			s->pos = hs_off(pos + 1);
+			return HS_STEP_REMOVE;
+		}
+		s->st.flags &= ~HS_SF_RM_CR;
 		if (b == '\n') {
 			s->pos = hs_off(pos + 1);
 			s->st.phase = HS_PH_LINE_START;
@@ -1027,8 +1080,18 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return HS_STEP_MORE;
 	case HS_PH_MASK:
 		if (hs_is_eol(b)) {
-			s->st.flags |= HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
+			s->st.flags |= HS_SF_PREV_MASKED;
+			if (s->opts & HS_OPT_REMOVE) {
+				/* The line with its line end; an LF after a CR
+				 * is reported on its own when it comes. */
+				if (b == '\r')
+					s->st.flags |= HS_SF_RM_CR;
+				s->rm_end = hs_off(pos + 1);
+				return HS_STEP_REMOVE;
+			}
+		} else if (s->opts & HS_OPT_REMOVE) {
+			s->pos = hs_off(pos + 1);
 		} else {
 			hs_step_mask_byte(s, p, b, pos);
 		}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The maps every hdrstrip program shares with the loader (layouts in
+ * include/hdrstrip/maps.h), and the small helpers over them.
+ */
+#ifndef HDRSTRIP_BPF_MAPS_H
+#define HDRSTRIP_BPF_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include <hdrstrip/maps.h>
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HS_TRIE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct hs_trie);
+} trie SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hs_config);
+} config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hs_counters);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HS_MAX_HIT_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} header_hits SEC(".maps");
+
+static __always_inline void count_hit(const struct hs_trie *t, __u32 rule)
+{
+	__u32 slot = t->rules[(rule - 1) & (HS_MAX_NAMES - 1)].hit_slot;
+	__u64 *hits = bpf_map_lookup_elem(&header_hits, &slot);
+
+	if (hits)
+		(*hits)++;
+}
+
+static __always_inline int port_inspected(const struct hs_config *cfg, __u16 port)
+{
+	return (cfg->ports[(port >> 6) & (HS_PORT_WORDS - 1)] >> (port & 63)) & 1;
+}
+
+/* Under the on-error policy: 1 to drop (counted), 0 to pass. */
+static __always_inline int policy_drops(const struct hs_config *cfg, struct hs_counters *cnt)
+{
+	if (cfg->on_error == HS_POLICY_PASS)
+		return 0;
+	cnt->packets_dropped++;
+	return 1;
+}
+
+#endif /* HDRSTRIP_BPF_MAPS_H */

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Proxy mode: a sockops program on a cgroup puts the outgoing TCP
+ * connections of its processes to inspected ports into a sockhash, and an
+ * sk_msg program takes internal field lines out of what they send, before
+ * TCP sees the bytes. The same scanner and trie as at XDP/TC, in its remove
+ * mode: lines go whole (name, value, continuation lines, line end).
+ *
+ * A send that ends inside a line whose fate is not known yet (the name is
+ * not finished) passes everything before that line and holds the line's
+ * bytes back (bpf_msg_apply_bytes, then bpf_msg_cork_bytes) until more
+ * arrive; finished lines are never held.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+
+#include <hdrstrip/maps.h>
+#include <hdrstrip/scan.h>
+
+#include "maps.bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Removal ranges a send may collect before it is cut in two. */
+#define HS_MAX_RM 32
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKHASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* socket cookie */
+	__type(value, __u64);
+} socks SEC(".maps");
+
+/* Per connection: where its request stream is. */
+struct sk_state {
+	struct hs_stream st;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sk_state);
+} sk_state SEC(".maps");
+
+struct pscratch {
+	struct hs_scan s;
+	__u32 rm_off[HS_MAX_RM];
+	__u32 rm_len[HS_MAX_RM];
+	__u32 n_rm;
+	__u32 done; /* 1: the scan ended; 2: stopped with the range list full */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pscratch);
+} pscratch SEC(".maps");
+
+struct msg_ctx {
+	struct pscratch *sc;
+	const struct hs_trie *t;
+	struct sk_msg_md *msg;
+};
+
+#define HS_STEPS_PER_CALL 16
+#define HS_MAX_CALLS ((HS_MAX_BUF + 16) / HS_STEPS_PER_CALL + 1)
+
+static long scan_cb(__u32 i __attribute__((unused)), void *arg)
+{
+	struct msg_ctx *c = arg;
+	struct pscratch *sc = c->sc;
+	void *data = (void *)(long)c->msg->data, *data_end = (void *)(long)c->msg->data_end;
+	__u32 n;
+	int k, r;
+
+	for (k = 0; k < HS_STEPS_PER_CALL; k++) {
+		asm volatile("" ::: "memory");
+		asm volatile("" : "+r"(k));
+		r = hs_scan_step(&sc->s, c->t, data, data_end);
+		if (r == HS_STEP_MORE)
+			continue;
+		if (r == HS_STEP_MATCH) {
+			count_hit(c->t, sc->s.rule);
+			if (sc->s.st.phase != HS_PH_DROPPED)
+				continue;
+		} else if (r == HS_STEP_REMOVE) {
+			n = sc->n_rm;
+			if (n >= HS_MAX_RM) {
+				sc->done = 2; /* cannot happen: checked below */
+				return 1;
+			}
+			sc->rm_off[n & (HS_MAX_RM - 1)] = sc->s.rm_start;
+			sc->rm_len[n & (HS_MAX_RM - 1)] = sc->s.rm_end - sc->s.rm_start;
+			sc->n_rm = n + 1;
+			if (n + 1 == HS_MAX_RM) {
+				/* Full: stop here, at a consistent point. */
+				sc->done = 2;
+				return 1;
+			}
+			continue;
+		}
+		sc->done = 1;
+		return 1;
+	}
+	return 0;
+}
+
+SEC("sockops")
+int hdrstrip_sockops(struct bpf_sock_ops *skops)
+{
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
+	__u32 key = 0;
+	__u64 cookie;
+
+	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
+		/*
+		 * Never true in practice; it keeps the trie and header_hits in
+		 * this program's map list beside config and counters, so that
+		 * every command finds all of them from the cgroup's attachment
+		 * (program -> map ids), with or without pins.
+		 */
+		if (skops->op == 0xffffffff) {
+			bpf_map_lookup_elem(&trie, &key);
+			bpf_map_lookup_elem(&header_hits, &key);
+		}
+		return 1;
+	}
+	cfg = bpf_map_lookup_elem(&config, &key);
+	cnt = bpf_map_lookup_elem(&counters, &key);
+	if (!cfg || !cnt || !port_inspected(cfg, bpf_ntohl(skops->remote_port)))
+		return 1;
+	cookie = bpf_get_socket_cookie(skops);
+	if (!bpf_sock_hash_update(skops, &socks, &cookie, BPF_NOEXIST))
+		cnt->flows_new++;
+	return 1;
+}
+
+SEC("sk_msg")
+int hdrstrip_msg(struct sk_msg_md *msg)
+{
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
+	const struct hs_trie *t;
+	struct pscratch *sc;
+	struct sk_state *ss;
+	struct msg_ctx c;
+	__u32 key = 0, slot, size = msg->size, n, removed = 0, keep;
+	int i;
+
+	cfg = bpf_map_lookup_elem(&config, &key);
+	cnt = bpf_map_lookup_elem(&counters, &key);
+	sc = bpf_map_lookup_elem(&pscratch, &key);
+	if (!cfg || !cnt || !sc || !msg->sk)
+		return SK_PASS;
+	ss = bpf_sk_storage_get(&sk_state, msg->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!ss)
+		return SK_PASS; /* a zeroed state is a stream before its first byte */
+	cnt->packets++;
+	slot = cfg->active_slot & (HS_TRIE_SLOTS - 1);
+	t = bpf_map_lookup_elem(&trie, &slot);
+	if (!t || !size)
+		return SK_PASS;
+	cnt->inspected++;
+
+	/* Scan up to HS_MAX_BUF bytes; a longer send is taken in parts (the
+	 * program runs again on what apply_bytes leaves). */
+	n = size < HS_MAX_BUF ? size : HS_MAX_BUF;
+	if (bpf_msg_pull_data(msg, 0, n, 0)) {
+		cnt->scan_incomplete++;
+		return policy_drops(cfg, cnt) ? SK_DROP : SK_PASS;
+	}
+	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
+	sc->s.opts = HS_OPT_REMOVE | (cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0);
+	sc->n_rm = 0;
+	sc->done = 0;
+	c.sc = sc;
+	c.t = t;
+	c.msg = msg;
+	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
+
+	cnt->http_requests += sc->s.requests;
+	cnt->headers_seen += sc->s.seen;
+	cnt->headers_matched += sc->s.matched;
+	cnt->framing_invalid += sc->s.framing_invalid;
+	cnt->desync += sc->s.desync;
+	cnt->framing_conflict += sc->s.conflicts;
+	if (sc->s.st.phase == HS_PH_DROPPED) {
+		cnt->packets_dropped++;
+		return SK_DROP; /* the proxy's send fails (EACCES) */
+	}
+	if (sc->s.st.phase == HS_PH_HALT) {
+		policy_drops(cfg, cnt); /* it halts only under the drop policy */
+		return SK_DROP;
+	}
+	if (sc->s.st.phase == HS_PH_NOT_HTTP)
+		cnt->non_http++;
+	if (!sc->done) {
+		cnt->scan_incomplete++;
+		if (policy_drops(cfg, cnt))
+			return SK_DROP;
+		hs_stream_untrack(&ss->st);
+		return SK_PASS;
+	}
+
+	/* Take the lines out, last first: earlier offsets stay valid. */
+	for (i = HS_MAX_RM - 1; i >= 0; i--) {
+		if ((__u32)i >= sc->n_rm)
+			continue;
+		if (bpf_msg_pop_data(msg, sc->rm_off[i], sc->rm_len[i], 0)) {
+			/* Never send what should have gone. */
+			cnt->scan_incomplete++;
+			cnt->packets_dropped++;
+			return SK_DROP;
+		}
+		removed += sc->rm_len[i];
+	}
+	cnt->headers_removed += sc->s.masked;
+	cnt->bytes_removed += removed;
+
+	/*
+	 * The message keeps the apply and cork counts of earlier runs (a corked
+	 * message is the same object), so both are set on every run: a stale
+	 * count would let bytes through without this program seeing them.
+	 */
+	if (sc->s.hold) {
+		/* Hold the unfinished line back: pass what is before it now,
+		 * and see the line again, with more, from its first byte. */
+		ss->st = sc->s.line_snap;
+		keep = sc->s.line_start - removed;
+		bpf_msg_apply_bytes(msg, keep);
+		bpf_msg_cork_bytes(msg, keep ? 0 : size - removed + 1);
+		return SK_PASS;
+	}
+	hs_scan_finish(&sc->s, &ss->st);
+	bpf_msg_apply_bytes(msg, sc->done == 2 || n < size ? sc->s.pos - removed : 0);
+	bpf_msg_cork_bytes(msg, 0);
+	return SK_PASS;
+}
