@@ -191,6 +191,18 @@ static __always_inline int locate(const struct pkt *pk, struct scratch *sc,
 		return 0;
 	}
 	d = (__s32)(pk->seq - f->next_seq);
+	if (d > 0 && f->cur.phase == HS_PH_BODY && (__u64)d <= f->cur.num) {
+		/* Ahead of a gap inside a body of known length. */
+		if ((__u64)d + len <= f->cur.num)
+			return 2; /* all body: passed, the flow stays where it is */
+		/* The gap is body, which is never scanned, so the state where
+		 * this segment starts is known: go on from there. Otherwise,
+		 * once the receiver holds the body's end, the next request
+		 * would be "ahead of a gap" forever: nobody resends the end. */
+		f->cur.num -= d;
+		f->next_seq = pk->seq;
+		d = 0;
+	}
 	if (d == 0) {
 		struct hs_ckpt *ck = &f->ck[f->ck_next & (HS_FLOW_CKPTS - 1)];
 
@@ -218,9 +230,6 @@ static __always_inline int locate(const struct pkt *pk, struct scratch *sc,
 		hs_stream_untrack(&sc->from);
 		return 0;
 	}
-	/* Ahead of a gap: fine inside a body whose end we know. */
-	if (f->cur.phase == HS_PH_BODY && (__u64)d + len <= f->cur.num)
-		return 2;
 	cnt->out_of_order++;
 	return 3;
 }
