@@ -162,8 +162,12 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 	put16(out + l4, s->sport ? s->sport : 40000);
 	put16(out + l4 + 2, s->dport ? s->dport : 80);
 	memcpy(out + l4 + 4, "\x00\x00\x00\x01\x00\x00\x00\x01", 8);
+	if (s->seq_set) {
+		put16(out + l4 + 4, (__u16)(s->seq >> 16));
+		put16(out + l4 + 6, (__u16)s->seq);
+	}
 	out[l4 + 12] = (__u8)(((TCP_HLEN + s->tcp_opts_len) / 4) << 4);
-	out[l4 + 13] = 0x18; /* PSH ACK */
+	out[l4 + 13] = s->tcp_flags ? s->tcp_flags : 0x18; /* PSH ACK */
 	put16(out + l4 + 14, 65535);
 	put16(out + l4 + 16, 0);
 	put16(out + l4 + 18, 0);

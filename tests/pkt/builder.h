@@ -34,6 +34,9 @@ struct pb_spec {
 	int n_ext;
 	/* TCP */
 	__u16 sport, dport; /* 0: 40000 and 80 */
+	__u32 seq; /* with seq_set; otherwise 1 */
+	int seq_set;
+	__u8 tcp_flags; /* 0: PSH ACK */
 	__u8 tcp_opts[40];
 	int tcp_opts_len; /* a multiple of 4 */
 	/* Bytes after the IP datagram (Ethernet padding). */

@@ -42,7 +42,7 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 }
 
 /* The list with its action words dropped: every rule masks. */
-static void strip_drop_words(char *text)
+void pt_strip_drop_words(char *text)
 {
 	char *line = text, *w = text;
 
@@ -122,7 +122,7 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 		goto out;
 	}
 	if (!with_drop)
-		strip_drop_words(list);
+		pt_strip_drop_words(list);
 	if (th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1) ||
 	    pt_compile(list, t) || th_set_trie(h, 0, t) ||
 	    ref_list_parse(list, strlen(list), 0, ref)) {

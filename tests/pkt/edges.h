@@ -32,6 +32,9 @@ struct pt_corpus_stats {
 int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int conflict_pass,
 	      struct pt_corpus_stats *st);
 
+/* A list's text with its action words dropped: every rule masks. */
+void pt_strip_drop_words(char *text);
+
 /* @count random payloads (random.c) from @seed against the reference, with
  * the fixture list; @modified: how many the reference masked something in. */
 int pt_random(struct th *h, __u64 seed, unsigned int count, int conflict_pass,

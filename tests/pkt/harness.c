@@ -33,6 +33,11 @@ static __u32 processed_insns(const char *log)
 
 int th_open(struct th *h, const char *path, const char *label)
 {
+	return th_open_flows(h, path, label, 0);
+}
+
+int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_flows)
+{
 	char *log[TH_HOOKS] = { 0 };
 	struct bpf_program *prog[TH_HOOKS];
 	int i, err;
@@ -55,6 +60,16 @@ int th_open(struct th *h, const char *path, const char *label)
 			return err;
 		}
 		h->obj = h->skel->obj;
+	}
+	if (max_flows) {
+		/* What the loader's --flows does: the capacity is set before load. */
+		struct bpf_map *m = bpf_object__find_map_by_name(h->obj, HS_MAP_FLOWS);
+
+		err = m ? bpf_map__set_max_entries(m, max_flows) : -ENOENT;
+		if (err) {
+			fprintf(stderr, "%s: cannot size the flow table: %s\n", label, strerror(-err));
+			goto out;
+		}
 	}
 	for (i = 0; i < TH_HOOKS; i++) {
 		prog[i] = bpf_object__find_program_by_name(h->obj, prog_name[i]);

@@ -41,6 +41,8 @@ extern const char *const th_hook_name[TH_HOOKS];
 /* Open and load: @path NULL takes the object embedded in the skeleton.
  * Returns 0 or -errno (the verifier log is printed on failure). */
 int th_open(struct th *h, const char *path, const char *label);
+/* The same with a flow table of @max_flows connections (0: as built). */
+int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_flows);
 void th_close(struct th *h);
 
 /* Config: @ports inspected, trie @slot active, @on_error policy, and the

@@ -46,6 +46,7 @@
  *    request with an Upgrade field. Read line by line, every line is a
  *    field line and nothing ends.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -512,6 +513,7 @@ static void step_field_line(struct ref *s)
 	__u8 *c = s->b + p;
 	int cont = 0, premasked = 0, rule, fr;
 	const __u8 *colon;
+	__u8 *name;
 
 	if (p >= s->len) {
 		s->mode = M_STOP;
@@ -558,12 +560,19 @@ static void step_field_line(struct ref *s)
 	colon = memchr(c + i, ':', ln.len - i);
 	colon_at = colon ? (size_t)(colon - c) : 0;
 	name_end = colon ? colon_at : ln.len;
+	/* The name as it came: rewriting ahead changes the line's bytes. */
+	name = malloc(name_end - i);
+	if (!name) {
+		s->mode = M_STOP;
+		return;
+	}
+	memcpy(name, c + i, name_end - i);
 
 	/* Segment ends inside the name: rewritten ahead when it could match. */
 	for (k = p + i + 1; k <= p + name_end; k++) {
 		size_t from;
 
-		if (!is_seg_end(s, k) || !(premasked || could_match(s->l, c + i, k - p - i)))
+		if (!is_seg_end(s, k) || !(premasked || could_match(s->l, name, k - p - i)))
 			continue;
 		premasked = 1;
 		s->r->premasked++;
@@ -574,15 +583,18 @@ static void step_field_line(struct ref *s)
 	}
 
 	if (!colon) {
+		free(name);
 		if (ln.eol_len && premasked) {
 			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
 			s->prev_masked = 1;
 		}
 		return;
 	}
-	for (nend = colon_at; nend > i && blank(c[nend - 1]); nend--)
+	for (nend = colon_at; nend > i && blank(name[nend - 1 - i]); nend--)
 		;
-	rule = match(s->l, c + i, nend - i);
+	rule = match(s->l, name, nend - i);
+	fr = lines || s->trailers ? 0 : framing_name(name, nend - i);
+	free(name);
 	if (rule >= 0) {
 		s->r->matched++;
 		if (s->r->n_hits < REF_MAX_HITS)
@@ -598,7 +610,6 @@ static void step_field_line(struct ref *s)
 		s->prev_masked = 1;
 		return;
 	}
-	fr = lines || s->trailers ? 0 : framing_name(c + i, nend - i);
 	if (fr && (cont || i > 0 || nend < colon_at)) {
 		s->bad = 1; /* blanks around a framing name */
 	} else if (fr) {

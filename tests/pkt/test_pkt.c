@@ -4,6 +4,10 @@
  *
  *   test_pkt --corpus DIR [--obj19 PATH]
  *
+ * Environment: HS_SEED (random tests), HS_SPLIT_ALL=1 or HS_SPLIT_SAMPLE=N
+ * (how many corpus requests are cut at every offset), HS_TEST_FILTER (a
+ * cmocka test-name pattern).
+ *
  * Needs root (BPF). Exits 77 when it is not run as root, so a run without
  * privileges is told apart from a failure.
  *
@@ -34,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "edges.h"
+#include "stream.h"
 
 struct pt_state pt;
 
@@ -248,6 +253,110 @@ static void test_random(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static __u64 seed_from_env(const char *what)
+{
+	const char *env = getenv("HS_SEED");
+	__u64 seed = env ? strtoull(env, NULL, 0) : ((__u64)time(NULL) << 20) ^ (__u64)getpid();
+
+	printf("%s: seed %llu (HS_SEED=%llu repeats this run)\n", what, (unsigned long long)seed,
+	       (unsigned long long)seed);
+	return seed;
+}
+
+/*
+ * Every corpus request cut in two at every byte. All 2000 requests make
+ * about 1.8M connections of four test_runs each per hook, hours here: by
+ * default every cut of the first 20 requests and of a sample of 20 more
+ * drawn from the seed; HS_SPLIT_ALL=1 runs them all, HS_SPLIT_SAMPLE=N
+ * draws N.
+ */
+static void test_stream_split2(void **state)
+{
+	const char *all = getenv("HS_SPLIT_ALL"), *n = getenv("HS_SPLIT_SAMPLE");
+	int sample = all && *all == '1' ? -1 : n ? atoi(n) : 20;
+	__u64 seed = seed_from_env("stream, every cut in two");
+	struct st_stats st;
+	int bad;
+
+	(void)state;
+	bad = st_split2(&pt.obj14, pt.corpus, 20, sample, seed, &st);
+	printf("stream, every cut in two: %lu requests (the first 20, %s), %lu connections, %lu "
+	       "test_runs, %lu names rewritten ahead, %lu segments dropped\n",
+	       st.requests, sample < 0 ? "all the others" : "a seeded sample of the others",
+	       st.streams, st.runs, st.split_names, st.dropped);
+	assert_int_equal(bad, 0);
+	assert_true(st.requests >= 20);
+}
+
+static void test_stream_pieces(void **state)
+{
+	__u64 seed = seed_from_env("stream, 3-8 random pieces");
+	struct st_stats st;
+	int bad;
+
+	(void)state;
+	bad = st_random_pieces(&pt.obj14, pt.corpus, seed, &st);
+	printf("stream, 3-8 random pieces: %lu requests x 2 hooks, %lu test_runs, %lu names "
+	       "rewritten ahead, %lu segments dropped\n",
+	       st.requests, st.runs, st.split_names, st.dropped);
+	assert_int_equal(bad, 0);
+	assert_int_equal(st.requests, 2000);
+}
+
+static void test_stream_pipelined(void **state)
+{
+	struct st_stats st;
+	int bad;
+
+	(void)state;
+	bad = st_pipelined(&pt.obj14, pt.corpus, 1460, 1, &st);
+	printf("stream, the corpus as one connection in 1460-byte segments, on_error pass: %lu "
+	       "test_runs, %lu segments modified, %lu names rewritten ahead\n",
+	       st.runs, st.modified, st.split_names);
+	assert_int_equal(bad, 0);
+	bad = st_pipelined(&pt.obj14, pt.corpus, 1460, 0, &st);
+	printf("stream, the same under on_error drop: stops at the first conflict (%lu dropped)\n",
+	       st.dropped);
+	assert_int_equal(bad, 0);
+	assert_int_equal(st.dropped, 2);
+}
+
+static void test_stream_framing(void **state)
+{
+	struct st_stats st;
+	int bad;
+
+	(void)state;
+	bad = st_framing(&pt.obj14, &st);
+	printf("stream, framing cases at every cut: %lu connections, %lu test_runs\n", st.streams,
+	       st.runs);
+	assert_int_equal(bad, 0);
+}
+
+static void test_stream_tcp(void **state)
+{
+	(void)state;
+	assert_int_equal(st_tcp(&pt.obj14), 0);
+}
+
+static void test_stream_split_names(void **state)
+{
+	struct st_stats st;
+	int bad;
+
+	(void)state;
+	bad = st_split_names(&pt.obj14, &st);
+	printf("stream, names split at every offset: %lu connections, %lu names rewritten ahead\n",
+	       st.streams, st.split_names);
+	assert_int_equal(bad, 0);
+}
+
+static void test_stream_eviction(void **state)
+{
+	(void)state;
+	assert_int_equal(st_eviction(NULL, 16), 0);
+}
+
 /* The object clang-19 builds: it loads, and runs the same tables. */
 static void test_clang19(void **state)
 {
@@ -276,6 +385,13 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_swap),        cmocka_unit_test(test_corpus_mask),
 		cmocka_unit_test(test_corpus_drop), cmocka_unit_test(test_corpus_pipelined),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_stream_framing),
+		cmocka_unit_test(test_stream_tcp),
+		cmocka_unit_test(test_stream_split_names),
+		cmocka_unit_test(test_stream_eviction),
+		cmocka_unit_test(test_stream_pipelined),
+		cmocka_unit_test(test_stream_pieces),
+		cmocka_unit_test(test_stream_split2),
 		cmocka_unit_test(test_clang19),
 	};
 	int i;
@@ -298,6 +414,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test_pkt: skipped: BPF_PROG_TEST_RUN needs root\n");
 		return 77;
 	}
+	/* HS_TEST_FILTER=test_stream_* runs the tests whose names match. */
+	if (getenv("HS_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("HS_TEST_FILTER"));
 	libbpf_set_print(libbpf_print);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	return cmocka_run_group_tests_name("hdrstrip packet tests", tests, group_setup,
