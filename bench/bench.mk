@@ -36,3 +36,4 @@ $(BENCH_LOOKUP): bench/bench_lookup.c $(BENCH_OUT)/gperf_118.c $(BENCH_OUT)/gper
 		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_lookup.c $(PURE_SRCS) -o $@
+include bench/stream.mk
