@@ -31,6 +31,9 @@
  * or an Upgrade, and after bytes that do not start a request where one
  * should start, the connection is scanned line by line with no framing
  * (untracked mode): every line that looks like an internal field is masked.
+ * So is a connection first seen mid-way (HS_OPT_UNTRACKED) whose first
+ * buffer ends before its first line does: that line may be a request line
+ * or a field line, and its bytes cannot be changed once sent.
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
@@ -146,8 +149,7 @@ struct hs_stream {
 	__u8 name_fill; /* MASK: length of the filler name on this line */
 	__u8 vstate; /* value and chunk-size parsers' sub-state */
 	__u8 fcand; /* HS_FR_*: framing field names the name may still be */
-	__u8 name_col; /* column of the name's first byte */
-	__u8 reserved;
+	__u16 name_col; /* column of the name's first byte */
 };
 
 _Static_assert(sizeof(struct hs_stream) == 40, "hs_stream layout");
@@ -194,7 +196,8 @@ struct hs_scan {
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
-#define HS_OPT_UNTRACKED 0x1 /* bytes not starting a request: scan this buffer
+#define HS_OPT_UNTRACKED 0x1 /* bytes not starting a request, or a first line
+				that does not end in this buffer: scan this buffer
 				line by line instead of stopping (HS_PH_NOT_HTTP) */
 #define HS_OPT_CONFLICT_GO_ON 0x2 /* ambiguous framing: go on line by line
 				     instead of stopping (HS_PH_HALT) */
@@ -279,7 +282,17 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 	__u32 col = hs_col(s, s->pos);
 
 	*st = s->st;
-	st->col = col > HS_COL_CLAMP ? HS_COL_CLAMP : col;
+	if (col > HS_COL_CLAMP) {
+		/* The name's column moves with the line's, so that the length
+		 * of a name begun in this buffer stays exact in the next one
+		 * (framing names are recognised by it). A name that began more
+		 * than HS_COL_CLAMP bytes back is no framing name any more. */
+		__u32 d = col - HS_COL_CLAMP;
+
+		st->name_col = st->name_col > d ? st->name_col - d : 0;
+		col = HS_COL_CLAMP;
+	}
+	st->col = col;
 }
 
 HS_INLINE int hs_is_eol(__u8 b)
@@ -521,7 +534,7 @@ HS_INLINE void hs_start_name(struct hs_scan *s, const struct hs_trie *t, __u8 b,
 
 	if (!(s->st.flags & HS_SF_CONT))
 		s->seen++;
-	s->st.name_col = col < 255 ? col : 255;
+	s->st.name_col = col;
 	s->st.fcand = hs_framing_step(HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, b, 0);
 	s->st.tstate = hs_trie_step(t, HS_TRIE_ROOT, b);
 	s->st.phase = s->st.tstate == HS_TRIE_DEAD && !s->st.fcand ? HS_PH_SKIP : HS_PH_NAME;
@@ -993,6 +1006,17 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 		if (s->st.phase == HS_PH_NAME || s->st.phase == HS_PH_LEAD)
 			s->hold = 1;
 		return HS_STEP_DONE;
+	}
+	if ((s->opts & HS_OPT_UNTRACKED) && s->st.phase <= HS_PH_REQ_TRAIL &&
+	    !(s->st.conn & HS_CN_SEEN_REQUEST)) {
+		/* A connection we know nothing about, whose first buffer ends
+		 * before its first line does: that line may be a field line of
+		 * a request under way as well as a request line, and these
+		 * bytes go out now. Check this buffer line by line, as one that
+		 * is no request, and the rest of the connection with it. */
+		hs_stream_untrack(&s->st);
+		s->pos = s->start;
+		return HS_STEP_MORE;
 	}
 	if (s->st.phase == HS_PH_PREMASK) {
 		s->st.phase = HS_PH_NAME;

@@ -319,6 +319,12 @@ static size_t seg_start(const struct ref *s, size_t pos)
 	return start;
 }
 
+/* Length of the first segment. */
+static size_t seg_len0(const struct ref *s)
+{
+	return s->o->ends && s->o->n_ends ? s->o->ends[0] : s->len;
+}
+
 static int is_seg_end(const struct ref *s, size_t k)
 {
 	size_t i;
@@ -370,16 +376,25 @@ static void request_done(struct ref *s)
 static void step_request(struct ref *s)
 {
 	size_t q = s->p, fail = 0, next;
-	struct line ln;
+	struct line ln = { 0 };
 	int v;
 
 	while (q < s->len && (blank(s->b[q]) || s->b[q] == '\r' || s->b[q] == '\n'))
 		q++;
+	next = q < s->len ? next_line(s->b, s->len, q, &ln) : q;
+	if (s->o->untracked_scan && !s->seen_request &&
+	    (q == s->len || !ln.eol_len || q + ln.len >= seg_len0(s))) {
+		/* No state, and the first segment ends before the first line
+		 * does: request line or field line, it is checked line by line
+		 * from the first byte. */
+		s->r->not_http = 1;
+		go_lines(s, 0);
+		return;
+	}
 	if (q == s->len) {
 		s->mode = M_STOP;
 		return;
 	}
-	next = next_line(s->b, s->len, q, &ln);
 	v = check_request(s->b + q, ln.len, ln.eol_len != 0, &fail);
 	if (v == 1) {
 		s->mode = M_STOP;
