@@ -31,6 +31,7 @@ static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--flows N]\n"
+	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
 	"to one DEV; they share its list, ports, policy and counters.\n"
@@ -47,10 +48,12 @@ static const char attach_usage[] =
 	"                        or evicted) that do not start a request: scan (default: mask\n"
 	"                        every line that looks like an internal field), pass or drop\n"
 	"  --flows N             connections tracked per hook (default 32768, about 330 bytes each)\n"
+	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
+	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
 
 static const char update_usage[] =
-	"Usage: hdrstrip update DEV --headers FILE [--ports LIST] [--on-error drop|pass]\n"
+	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
@@ -59,6 +62,7 @@ static const char update_usage[] =
 
 static const char detach_usage[] =
 	"Usage: hdrstrip detach DEV [--hook xdp|tc-ingress|tc-egress]\n"
+	"       hdrstrip detach --cgroup PATH\n"
 	"\n"
 	"Detach hdrstrip from DEV (every hook, or the one given) and, when no hook is left,\n"
 	"remove its pins and any clsact qdisc hdrstrip created.\n";

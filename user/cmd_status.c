@@ -28,7 +28,7 @@ static const char status_usage[] =
 	"ids, the list (names, path, last update), ports and policy.\n";
 
 static const char stats_usage[] =
-	"Usage: hdrstrip stats [DEV] [--json] [--per-header]\n"
+	"Usage: hdrstrip stats [DEV | --cgroup PATH] [--json] [--per-header]\n"
 	"       hdrstrip stats [DEV] --prometheus\n"
 	"       hdrstrip stats [DEV] --watch SECS [--count N] [--json] [--per-header]\n"
 	"\n"
