@@ -276,6 +276,10 @@ static int check_pins(const struct dev *d, struct dev_maps *m)
 	}
 	if (!map_in_use(m->config)) {
 		pr_info("removing stale pins in %s (nothing uses them)", d->pin_dir);
+		/* ... and the qdisc an interrupted attach on this device made. */
+		if (cfg.qdisc_created && d->cgroup_fd < 0 && cfg.ifindex == (__u32)d->ifindex &&
+		    cfg.netns_ino == d->netns_ino)
+			tc_qdisc_release(d);
 		dev_maps_close(m);
 		pins_remove(d);
 		return 0;
@@ -397,6 +401,16 @@ int cmd_attach(int argc, char **argv)
 	ao.xdp_mode = o.xdp_mode;
 	ao.flows = o.flows ? o.flows : HS_FLOWS_DEFAULT;
 	mode = legacy = qcreated = 0;
+	if ((o.hook == HOOK_TC_INGRESS || o.hook == HOOK_TC_EGRESS) && !tc_qdisc_exists(d.ifindex)) {
+		/* The qdisc is hdrstrip's to remove later: say so before making
+		 * it, so a killed attach leaves nothing nobody would remove. */
+		struct hs_config cfg;
+
+		if (!config_read(&m, &cfg)) {
+			cfg.qdisc_created = 1;
+			config_write(&m, &cfg);
+		}
+	}
 	if (o.cgroup) {
 		/* Connections already open never pass the sockops program:
 		 * say how many there are, as a counter. */
@@ -594,7 +608,10 @@ int cmd_detach(int argc, char **argv)
 	if (!n || (o.hook >= 0 && !st.prog_id[o.hook])) {
 		if (!n) {
 			if (!pins_open(&d, &m) && !map_in_use(m.config)) {
-				/* An interrupted attach: clearing it up is the work. */
+				/* An interrupted attach: clearing it up is the work,
+				 * with the qdisc it may have made. */
+				if (!config_read(&m, &cfg) && cfg.qdisc_created && d.cgroup_fd < 0)
+					tc_qdisc_release(&d);
 				dev_maps_close(&m);
 				pins_remove(&d);
 				printf("hdrstrip is not attached to '%s'; removed the pins an interrupted "

@@ -190,6 +190,58 @@ int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 	}
 }
 
+/* Does @ifindex have a clsact qdisc? 1, 0, or -errno. */
+int tc_qdisc_exists(int ifindex)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req = { 0 };
+	char buf[16384];
+	int fd, found = 0, done = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
+	req.nh.nlmsg_type = RTM_GETQDISC;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.tc.tcm_family = AF_UNSPEC;
+	req.tc.tcm_ifindex = ifindex;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+		found = -errno;
+		done = 1;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *nh;
+
+		if (n <= 0) {
+			found = n < 0 ? -errno : found;
+			break;
+		}
+		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
+			struct tcmsg *tc = NLMSG_DATA(nh);
+			struct rtattr *a;
+			int alen;
+
+			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type != RTM_NEWQDISC || tc->tcm_ifindex != ifindex)
+				continue;
+			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+			for (a = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc))); RTA_OK(a, alen);
+			     a = RTA_NEXT(a, alen))
+				if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "clsact"))
+					found = 1;
+		}
+	}
+	close(fd);
+	return found;
+}
+
 /* Count the filters left on the clsact qdisc of @ifindex (both directions). */
 static int tc_count_filters(int ifindex, int *count)
 {

@@ -112,6 +112,8 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st);
 /* Remove the clsact qdisc if hdrstrip created it and no filter is left. */
 int tc_qdisc_release(const struct dev *d);
+/* Does @ifindex have a clsact qdisc? 1, 0, or -errno. */
+int tc_qdisc_exists(int ifindex);
 
 /* Create the maps of a device (pinned), without any program. */
 int maps_create_pinned(const struct dev *d);
