@@ -2,6 +2,17 @@
 # E2E_TESTS="tests/e2e/test_x.sh ..." runs only those.
 E2E_TESTS ?=
 
-test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ)
+# Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue).
+E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o
+
+$(OUTPUT)/tests/e2e:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/tests/e2e/%.bpf.o: tests/e2e/bpf/%.bpf.c | $(OUTPUT)/tests/e2e
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(E2E_BPF_OBJS)
 	$(call msg,E2E,tests/e2e)
-	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) tests/e2e/run.sh $(E2E_TESTS)
+	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) E2E_BPF_DIR=$(abspath $(OUTPUT)/tests/e2e) \
+		tests/e2e/run.sh $(E2E_TESTS)

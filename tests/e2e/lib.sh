@@ -15,6 +15,8 @@ E2E_SKIP=77
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO_ROOT=$(cd "$E2E_DIR/../.." && pwd)
 HDRSTRIP=${HDRSTRIP:-$REPO_ROOT/build/hdrstrip}
+# Test-only BPF objects (tests/e2e/bpf/, built by e2e.mk).
+E2E_BPF_DIR=${E2E_BPF_DIR:-$REPO_ROOT/build/tests/e2e}
 BPFFS_ROOT=/sys/fs/bpf/hdrstrip
 E2E_NAME=$(basename "$0" .sh)
 
@@ -33,8 +35,11 @@ PORT_BACKEND=9000 # nginx's upstream, on the server namespace's loopback
 HS_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
 
 CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
+# The helpers import each other (check_report, client): no __pycache__ in the tree.
+export PYTHONDONTWRITEBYTECODE=1
 E2E_PIDS=()
 E2E_ATTACHED=() # "NS DEV" pairs hdrstrip may have state on
+E2E_PINS= # bpffs directory of the test's own BPF programs (drop_once_load)
 
 log() { printf '[%s] %s\n' "$E2E_NAME" "$*"; }
 
@@ -184,6 +189,7 @@ cleanup() {
 	for ns in "$CNS" "$SNS"; do
 		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
 	done
+	[ -n "$E2E_PINS" ] && rm -rf "$E2E_PINS"
 	# Pins of our devices only; the directory itself when nobody else uses it.
 	for dev in "$CDEV" "$SDEV"; do
 		[ -n "$dev" ] && rm -rf "${BPFFS_ROOT:?}/$dev"
@@ -430,11 +436,8 @@ assert_clean() {
 	assert_no_match "$out" 'clsact|ingress' "no clsact qdisc on $dev (tc qdisc show)"
 	out=$(nsenter --net="/run/netns/$ns" bpftool net show dev "$dev")
 	assert_no_match "$out" 'hdrstrip|id [0-9]+' "no BPF program on $dev (bpftool net)"
-	if [ -d "$BPFFS_ROOT/$dev" ] && [ -z "$(ls -A "$BPFFS_ROOT/$dev")" ]; then
-		known_issue empty-pin-dir "an empty $BPFFS_ROOT/$dev is left behind"
-		rmdir "$BPFFS_ROOT/$dev"
-	fi
-	[ ! -e "$BPFFS_ROOT/$dev" ] || fail "pins left in $BPFFS_ROOT/$dev: $(ls "$BPFFS_ROOT/$dev")"
+	[ ! -e "$BPFFS_ROOT/$dev" ] ||
+		fail "left behind: $BPFFS_ROOT/$dev, holding: $(ls -A "$BPFFS_ROOT/$dev" | tr '\n' ' ')"
 	log "ok: no pins in $BPFFS_ROOT/$dev"
 }
 
@@ -448,4 +451,85 @@ X-Internal-Tenant
 x-edge-secret-*
 x-kill-switch drop
 EOF
+}
+
+# --- loss on cue: tests/e2e/bpf/drop_once.bpf.c ----------------------------
+# drop_once_load: load the program and pin it with its maps in $E2E_PINS
+# (removed by the cleanup). Attach it with drop_once_attach, arm it with
+# drop_once_arm.
+drop_once_load() {
+	local obj=$E2E_BPF_DIR/drop_once.bpf.o
+	[ -f "$obj" ] || skip "$obj is not built (make $(realpath --relative-to="$REPO_ROOT" "$obj"))"
+	E2E_PINS=/sys/fs/bpf/hse2e-$$
+	[ -e "$E2E_PINS" ] && fail "$E2E_PINS already exists"
+	mkdir "$E2E_PINS" || fail "cannot make $E2E_PINS"
+	step "load drop_once.bpf.o, pinned in $E2E_PINS" \
+		bpftool prog load "$obj" "$E2E_PINS/prog" type classifier pinmaps "$E2E_PINS"
+}
+
+# drop_once_attach NS DEV ingress|egress: run drop_once on DEV's clsact
+# hook, after any filter already there (hdrstrip's has priority 1). The
+# clsact qdisc is made if missing, and then removed by drop_once_detach.
+DROP_QDISC_MADE=()
+drop_once_attach() {
+	local ns=$1 dev=$2 dir=$3
+	if ! nsenter --net="/run/netns/$ns" tc qdisc show dev "$dev" | grep -q clsact; then
+		step "clsact qdisc on $dev for drop_once" \
+			nsenter --net="/run/netns/$ns" tc qdisc add dev "$dev" clsact
+		DROP_QDISC_MADE+=("$ns $dev")
+	fi
+	# nsenter, not 'ip netns exec': tc must see the host's bpffs.
+	step "drop_once at $dev $dir" nsenter --net="/run/netns/$ns" \
+		tc filter add dev "$dev" "$dir" prio 7 handle 7 bpf da pinned "$E2E_PINS/prog"
+}
+
+drop_once_detach() { # NS DEV ingress|egress
+	local ns=$1 dev=$2 dir=$3 i
+	step "drop_once off $dev $dir" nsenter --net="/run/netns/$ns" \
+		tc filter del dev "$dev" "$dir" prio 7 handle 7 bpf
+	for i in "${!DROP_QDISC_MADE[@]}"; do
+		[ "${DROP_QDISC_MADE[$i]}" = "$ns $dev" ] || continue
+		if [ -z "$(nsenter --net="/run/netns/$ns" tc filter show dev "$dev" ingress)" ] &&
+			[ -z "$(nsenter --net="/run/netns/$ns" tc filter show dev "$dev" egress)" ]; then
+			step "remove the clsact qdisc drop_once made on $dev" \
+				nsenter --net="/run/netns/$ns" tc qdisc del dev "$dev" clsact
+			unset "DROP_QDISC_MADE[$i]"
+		fi
+	done
+}
+
+# Four bytes of a 32-bit number, little-endian, for bpftool.
+le32() { printf '%d %d %d %d' $(($1 & 255)) $((($1 >> 8) & 255)) $((($1 >> 16) & 255)) $((($1 >> 24) & 255)); }
+
+# drop_once_arm PORT OFFSET [SINK]: every connection to PORT (0: any) opened
+# from now on loses its first data segment carrying byte OFFSET of the
+# stream (0 = the first byte after the SYN), once; at egress the segment
+# goes to the ifindex SINK (drop_once_sink) instead. Zeroes the counters.
+drop_once_arm() {
+	# struct drop_conf: offset, armed, port, sink_ifindex, dropped, data_segments
+	# shellcheck disable=SC2046
+	bpftool map update pinned "$E2E_PINS/conf" key 0 0 0 0 value $(le32 "$2") $(le32 1) \
+		$(le32 "$1") $(le32 "${3:-0}") 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 ||
+		fail "cannot arm drop_once (bpftool map update)"
+}
+
+# drop_once_sink NS: the ifindex of a device in NS where a segment sent
+# from it vanishes: its loopback (the frame, addressed to another host's
+# MAC, is dropped on the way back in).
+drop_once_sink() {
+	ip -n "$1" -o link show dev lo | cut -d: -f1
+}
+
+drop_once_disarm() {
+	# shellcheck disable=SC2046
+	bpftool map update pinned "$E2E_PINS/conf" key 0 0 0 0 value $(le32 0) $(le32 0) \
+		$(le32 0) $(le32 0) 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 ||
+		fail "cannot disarm drop_once (bpftool map update)"
+}
+
+# drop_once_stat FIELD: a field of struct drop_conf (dropped, armed, ...).
+drop_once_stat() {
+	bpftool -j map lookup pinned "$E2E_PINS/conf" key 0 0 0 0 |
+		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["formatted"]["value"][sys.argv[1]])' "$1" ||
+		fail "cannot read drop_once's conf map"
 }

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Run every end-to-end test (tests/e2e/test_*.sh, or the ones named on the
 # command line); print PASS, FAIL or SKIP for each and a summary. Exit status
-# 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it.
+# 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it (and
+# builds the test-only BPF objects in tests/e2e/bpf/ first).
 # A failing test's last lines are shown; E2E_VERBOSE=1 shows every step.
+# The whole run should stay within E2E_BUDGET seconds (default 480); the
+# summary says when it did not.
 set -uo pipefail
 
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -30,10 +33,16 @@ for t in "${tests[@]}"; do
 	pid=$!
 	wait "$pid"
 	rc=$?
-	# A test names its namespaces after its pid (lib.sh); none may stay.
+	# A test names its namespaces and its own pins after its pid (lib.sh);
+	# none may stay.
 	if ip netns list 2>/dev/null | grep -qE -- "^hse2e-[a-z]+-$pid( |\$)"; then
 		printf '%s left namespaces behind: %s\n' "$name" \
 			"$(ip netns list | grep -E -- "^hse2e-[a-z]+-$pid( |\$)" | tr '\n' ' ')" |
+			tee -a "$logdir/$name.log"
+		[ "$rc" -ne 0 ] || rc=1
+	fi
+	if [ -e "/sys/fs/bpf/hse2e-$pid" ]; then
+		printf '%s left pins behind: /sys/fs/bpf/hse2e-%s\n' "$name" "$pid" |
 			tee -a "$logdir/$name.log"
 		[ "$rc" -ne 0 ] || rc=1
 	fi
@@ -50,14 +59,17 @@ for t in "${tests[@]}"; do
 	*)
 		failed+=("$name")
 		[ -n "${E2E_VERBOSE:-}" ] ||
-			grep -B 40 -A 3 -m 1 'FAIL:\|left namespaces' "$logdir/$name.log" | sed 's/^/  /'
+			grep -B 40 -A 3 -m 1 'FAIL:\|left .* behind' "$logdir/$name.log" | sed 's/^/  /'
 		printf '%-4s %s (exit %d, %ds)\n' FAIL "$name" "$rc" "$secs"
 		;;
 	esac
 done
 
+total=$(($(date +%s) - start))
 printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}" \
-	"${#skipped[@]}" "$(($(date +%s) - start))"
+	"${#skipped[@]}" "$total"
+[ "$total" -le "${E2E_BUDGET:-480}" ] ||
+	printf 'e2e: the run took %ds, over its budget of %ds (E2E_BUDGET)\n' "$total" "${E2E_BUDGET:-480}"
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
 [ ${#skipped[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped[*]}"
 if grep -h 'KNOWN ISSUE' "$logdir"/*.log >"$logdir/known" 2>/dev/null; then

@@ -32,7 +32,7 @@ for spec in "tc-egress on" "tc-egress off" "tc-ingress on" "tc-ingress off"; do
 	else
 		# Checksums in software on both ends, but segmentation stays
 		# (GSO at the client, GRO at the server): a request cut into
-		# MSS-sized segments is test_segments.sh's business.
+		# MSS-sized segments is test_streams.sh's business.
 		in_c ethtool -K "$CDEV" tx off rx off gso on >/dev/null || fail "ethtool $CDEV"
 		in_s ethtool -K "$SDEV" tx off rx off gro on >/dev/null || fail "ethtool $SDEV"
 		log "ok: checksum offload off on both ends (GSO on at $CDEV, GRO on at $SDEV)"

@@ -12,6 +12,9 @@
  *   server: node
  *   request: METHOD TARGET HTTP/x.y
  *   header: Name: value          one line per field line, in order
+ *   trailer: Name: value         node: a chunked body's trailer fields
+ *   app-header: Name: value      python: the fields as the application
+ *                                sees them (self.headers), after parsing
  *   body-bytes: N
  *   end
  * Bytes outside printable ASCII are written as \xNN, a backslash as \\.
@@ -47,6 +50,8 @@ const server = http.createServer({ maxHeaderSize: 131072 }, (req, res) => {
 			`request: ${esc(req.method)} ${esc(req.url)} HTTP/${req.httpVersion}`];
 		for (let i = 0; i < req.rawHeaders.length; i += 2)
 			lines.push(`header: ${esc(req.rawHeaders[i])}: ${esc(req.rawHeaders[i + 1])}`);
+		for (let i = 0; i < req.rawTrailers.length; i += 2)
+			lines.push(`trailer: ${esc(req.rawTrailers[i])}: ${esc(req.rawTrailers[i + 1])}`);
 		lines.push(`body-bytes: ${bodyBytes}`, 'end', '');
 		const report = lines.join('\n');
 		fs.appendFileSync(logPath, report);

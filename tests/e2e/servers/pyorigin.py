@@ -5,7 +5,7 @@
 --mode http: Python's http.server (BaseHTTPRequestHandler). The handler's
     input is recorded line by line as http.client's header parser reads it,
     so the report shows the raw field lines that ended up in self.headers,
-    in order.
+    in order, and then self.headers itself (app-header lines).
 --mode raw: a plain socket server that reads a request's bytes up to the
     empty line and reports every line as received. It stands behind nginx
     (proxy_pass), so its report shows what nginx accepted and forwarded.
@@ -43,9 +43,11 @@ def strip_eol(line: bytes) -> bytes:
     return line
 
 
-def make_report(server, request_line, header_lines, body_bytes):
+def make_report(server, request_line, header_lines, body_bytes, app_headers=()):
     lines = ["server: " + server, "request: " + esc(strip_eol(request_line))]
     lines += ["header: " + esc(strip_eol(h)) for h in header_lines]
+    lines += ["app-header: %s: %s" % (esc(n.encode("latin-1", "replace")),
+                                      esc(v.encode("latin-1", "replace"))) for n, v in app_headers]
     lines += ["body-bytes: %d" % body_bytes, "end", ""]
     return "\n".join(lines).encode("ascii")
 
@@ -91,7 +93,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # rec[0] is the request line, then the field lines up to the empty
         # line that ended them (as http.client read them).
         fields = [l for l in rec[1:] if l not in (b"\r\n", b"\n", b"")]
-        report = make_report(self.server_name_tag, rec[0], fields, len(body))
+        report = make_report(self.server_name_tag, rec[0], fields, len(body),
+                             self.headers.items())
         write_log(self.log_path, report)
         self.send_response(200)
         self.send_header("Content-Type", "text/plain")
