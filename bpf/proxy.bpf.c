@@ -73,7 +73,7 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 	struct msg_ctx *c = arg;
 	struct pscratch *sc = c->sc;
 	void *data = (void *)(long)c->msg->data, *data_end = (void *)(long)c->msg->data_end;
-	__u32 n;
+	__u32 n, last;
 	int k, r;
 
 	for (k = 0; k < HS_STEPS_PER_CALL; k++) {
@@ -88,6 +88,18 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 				continue;
 		} else if (r == HS_STEP_REMOVE) {
 			n = sc->n_rm;
+			last = (n - 1) & (HS_MAX_RM - 1);
+			if (n && sc->rm_off[last] + sc->rm_len[last] == sc->s.rm_start) {
+				/*
+				 * Right after the last range (the LF after a
+				 * removed line's CR, the next internal line):
+				 * one range. So a full list always has kept
+				 * bytes between its ranges, and a run that
+				 * stops early has something to pass.
+				 */
+				sc->rm_len[last] += sc->s.rm_end - sc->s.rm_start;
+				continue;
+			}
 			if (n >= HS_MAX_RM) {
 				sc->done = 2; /* cannot happen: checked below */
 				return 1;
@@ -183,7 +195,9 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
 	cnt->http_requests += sc->s.requests;
-	cnt->headers_seen += sc->s.seen;
+	/* A held line's name is counted again when it is scanned again. */
+	cnt->headers_seen += sc->s.seen - (sc->s.hold && sc->s.st.phase == HS_PH_NAME &&
+					   !(sc->s.st.flags & HS_SF_CONT));
 	cnt->headers_matched += sc->s.matched;
 	cnt->framing_invalid += sc->s.framing_invalid;
 	cnt->desync += sc->s.desync;
@@ -229,14 +243,45 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	if (sc->s.hold) {
 		/* Hold the unfinished line back: pass what is before it now,
 		 * and see the line again, with more, from its first byte. */
-		ss->st = sc->s.line_snap;
 		keep = sc->s.line_start - removed;
+		if (!keep && n < size) {
+			/*
+			 * The line fills the whole window and goes on: more
+			 * bytes will never decide it, and corking would hold
+			 * the connection for good. It cannot be inspected.
+			 */
+			cnt->scan_incomplete++;
+			if (policy_drops(cfg, cnt))
+				return SK_DROP;
+			hs_stream_untrack(&ss->st);
+			bpf_msg_apply_bytes(msg, 0);
+			bpf_msg_cork_bytes(msg, 0);
+			return SK_PASS;
+		}
+		ss->st = sc->s.line_snap;
 		bpf_msg_apply_bytes(msg, keep);
 		bpf_msg_cork_bytes(msg, keep ? 0 : size - removed + 1);
 		return SK_PASS;
 	}
+	keep = sc->s.pos - removed;
+	if ((sc->done == 2 || n < size) && !keep) {
+		/*
+		 * The run stopped before the end of the message and took out
+		 * everything it scanned (a whole window of internal lines):
+		 * there is nothing to pass while the rest waits for the next
+		 * run, and an apply count of 0 would pass all of it unseen.
+		 */
+		cnt->scan_incomplete++;
+		if (policy_drops(cfg, cnt))
+			return SK_DROP;
+		hs_stream_untrack(&ss->st);
+		bpf_msg_apply_bytes(msg, 0);
+		bpf_msg_cork_bytes(msg, 0);
+		return SK_PASS;
+	}
 	hs_scan_finish(&sc->s, &ss->st);
-	bpf_msg_apply_bytes(msg, sc->done == 2 || n < size ? sc->s.pos - removed : 0);
+	/* The rest of a message the run did not reach comes back in a new run. */
+	bpf_msg_apply_bytes(msg, sc->done == 2 || n < size ? keep : 0);
 	bpf_msg_cork_bytes(msg, 0);
 	return SK_PASS;
 }
