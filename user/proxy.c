@@ -66,46 +66,95 @@ int proxy_detach(const struct dev *d, __u32 prog_id)
 	return r;
 }
 
-/* Socket inodes held by the processes of the cgroup at @dir (and below). */
-static void collect_inodes(const char *dir, unsigned long **ino, size_t *n, size_t *cap, int depth)
+/*
+ * What the processes of a cgroup hold: their socket inodes, and one process
+ * per network namespace they live in. A cgroup belongs to no network
+ * namespace: its connections are in the TCP tables of its processes'
+ * namespaces (/proc/PID/net/tcp), whichever namespace this command runs in.
+ */
+struct cg_socks {
+	unsigned long *ino;
+	size_t n, cap;
+	struct cg_net {
+		__u64 netns_ino;
+		int pid;
+	} *nets;
+	size_t n_nets, cap_nets;
+};
+
+static int grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	np = realloc(*p, (*cap ? *cap * 2 : 16) * size);
+	if (!np)
+		return -ENOMEM;
+	*p = np;
+	*cap = *cap ? *cap * 2 : 16;
+	return 0;
+}
+
+static void note_netns(struct cg_socks *cs, int pid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	if (stat(path, &st))
+		return;
+	for (size_t i = 0; i < cs->n_nets; i++)
+		if (cs->nets[i].netns_ino == st.st_ino)
+			return;
+	if (grow((void **)&cs->nets, &cs->cap_nets, cs->n_nets, sizeof(*cs->nets)))
+		return;
+	cs->nets[cs->n_nets].netns_ino = st.st_ino;
+	cs->nets[cs->n_nets++].pid = pid;
+}
+
+static void note_sockets(struct cg_socks *cs, int pid)
+{
+	char fdd[64];
+	struct dirent *e;
+	DIR *fds;
+
+	snprintf(fdd, sizeof(fdd), "/proc/%d/fd", pid);
+	fds = opendir(fdd);
+	while (fds && (e = readdir(fds))) {
+		char lp[320], link[64];
+		unsigned long i;
+		ssize_t k;
+
+		snprintf(lp, sizeof(lp), "%s/%s", fdd, e->d_name);
+		k = readlink(lp, link, sizeof(link) - 1);
+		if (k <= 0)
+			continue;
+		link[k] = 0;
+		if (sscanf(link, "socket:[%lu]", &i) != 1)
+			continue;
+		if (grow((void **)&cs->ino, &cs->cap, cs->n, sizeof(*cs->ino)))
+			break;
+		cs->ino[cs->n++] = i;
+	}
+	if (fds)
+		closedir(fds);
+}
+
+/* The processes of the cgroup at @dir and of the cgroups below it. */
+static void collect(const char *dir, struct cg_socks *cs, int depth)
 {
 	char path[PATH_MAX];
-	FILE *f;
-	DIR *dd;
 	struct dirent *e;
+	DIR *dd;
+	FILE *f;
 	int pid;
 
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	f = fopen(path, "r");
 	while (f && fscanf(f, "%d", &pid) == 1) {
-		char fdd[64];
-		DIR *fds;
-
-		snprintf(fdd, sizeof(fdd), "/proc/%d/fd", pid);
-		fds = opendir(fdd);
-		while (fds && (e = readdir(fds))) {
-			char lp[320], link[64];
-			ssize_t k;
-			unsigned long i;
-
-			snprintf(lp, sizeof(lp), "%s/%s", fdd, e->d_name);
-			k = readlink(lp, link, sizeof(link) - 1);
-			if (k <= 0)
-				continue;
-			link[k] = 0;
-			if (sscanf(link, "socket:[%lu]", &i) != 1)
-				continue;
-			if (*n == *cap) {
-				unsigned long *ni = realloc(*ino, (*cap = *cap ? *cap * 2 : 64) * sizeof(**ino));
-
-				if (!ni)
-					break;
-				*ino = ni;
-			}
-			(*ino)[(*n)++] = i;
-		}
-		if (fds)
-			closedir(fds);
+		note_netns(cs, pid);
+		note_sockets(cs, pid);
 	}
 	if (f)
 		fclose(f);
@@ -119,47 +168,61 @@ static void collect_inodes(const char *dir, unsigned long **ino, size_t *n, size
 			continue;
 		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
 		if (!stat(sub, &st) && S_ISDIR(st.st_mode))
-			collect_inodes(sub, ino, n, cap, depth + 1);
+			collect(sub, cs, depth + 1);
 	}
 	closedir(dd);
 }
 
-int count_preexisting(const struct dev *d, const __u64 *ports)
+/* Established connections to @ports in one TCP table that @cs holds. */
+static int count_table(const char *table, const struct cg_socks *cs, const __u64 *ports)
 {
-	static const char *const tables[] = { "/proc/net/tcp", "/proc/net/tcp6" };
-	unsigned long *ino = NULL;
-	size_t n = 0, cap = 0;
+	FILE *f = fopen(table, "r");
+	char line[512];
 	int count = 0;
 
-	collect_inodes(d->cgroup_path, &ino, &n, &cap, 0);
-	for (size_t t = 0; t < HS_ARRAY_SIZE(tables); t++) {
-		FILE *f = fopen(tables[t], "r");
-		char line[512];
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char rem[64];
+		unsigned int state, port;
+		unsigned long i;
+		char *colon;
 
-		if (!f)
+		/* sl local rem st tx:rx tr:tm retrnsmt uid timeout inode */
+		if (sscanf(line, " %*s %*s %63s %x %*s %*s %*s %*u %*u %lu", rem, &state, &i) != 3)
 			continue;
-		while (fgets(line, sizeof(line), f)) {
-			char rem[64];
-			unsigned int state, port;
-			unsigned long i;
-			char *colon;
-
-			/* sl local rem st tx:rx tr:tm retrnsmt uid timeout inode */
-			if (sscanf(line, " %*s %*s %63s %x %*s %*s %*s %*u %*u %lu", rem, &state, &i) != 3)
-				continue;
-			colon = strrchr(rem, ':');
-			if (state != 1 /* ESTABLISHED */ || !colon || sscanf(colon + 1, "%x", &port) != 1)
-				continue;
-			if (!(ports[port / 64] >> (port % 64) & 1))
-				continue;
-			for (size_t k = 0; k < n; k++)
-				if (ino[k] == i) {
-					count++;
-					break;
-				}
-		}
-		fclose(f);
+		colon = strrchr(rem, ':');
+		if (state != 1 /* ESTABLISHED */ || !colon || sscanf(colon + 1, "%x", &port) != 1)
+			continue;
+		if (port > 65535 || !(ports[port / 64] >> (port % 64) & 1))
+			continue;
+		for (size_t k = 0; k < cs->n; k++)
+			if (cs->ino[k] == i) {
+				count++;
+				break;
+			}
 	}
-	free(ino);
+	fclose(f);
+	return count;
+}
+
+int count_preexisting(const struct dev *d, const __u64 *ports)
+{
+	struct cg_socks cs = { 0 };
+	int count = 0;
+
+	collect(d->cgroup_path, &cs, 0);
+	for (size_t k = 0; k < cs.n_nets; k++) {
+		static const char *const tables[] = { "tcp", "tcp6" };
+
+		for (size_t t = 0; t < HS_ARRAY_SIZE(tables); t++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/net/%s", cs.nets[k].pid, tables[t]);
+			count += count_table(path, &cs, ports);
+		}
+	}
+	free(cs.ino);
+	free(cs.nets);
 	return count;
 }
