@@ -226,8 +226,9 @@ static __always_inline int locate(const struct pkt *pk, struct scratch *sc,
 				return 0;
 			}
 		}
-		/* Older than every checkpoint: check it line by line. */
-		hs_stream_untrack(&sc->from);
+		/* Older than every checkpoint (or cut differently): its first
+		 * bytes may be the middle of an internal field. */
+		hs_stream_resync(&sc->from);
 		return 0;
 	}
 	cnt->out_of_order++;

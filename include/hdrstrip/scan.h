@@ -258,6 +258,22 @@ HS_INLINE void hs_stream_untrack(struct hs_stream *st)
 }
 
 /*
+ * Untracked mode from a buffer that may start in the middle of a line
+ * of a known HTTP stream (a retransmission no checkpoint covers): the
+ * bytes up to the first line end are masked as if they ended an internal
+ * field ("x: xxxx": a valid field line when the buffer starts a line, a
+ * harmless value tail when it does not), since the line they belong to may
+ * have been one; every later line is checked on its own. Its columns count
+ * from the buffer's start (hs_stream.col 0).
+ */
+HS_INLINE void hs_stream_resync(struct hs_stream *st)
+{
+	hs_stream_untrack(st);
+	st->phase = HS_PH_MASK;
+	st->name_fill = 1;
+}
+
+/*
  * Scan @buf[start, end) with stream state @st. @csum_base is the offset the
  * checksummed data starts at (the TCP header), so that rewritten bytes land
  * in the right half of their 16-bit word.
@@ -710,7 +726,9 @@ not_http:
 	}
 	if (s->opts & HS_OPT_UNTRACKED) {
 		/* The middle of a connection we know nothing about: check
-		 * the whole buffer line by line. Nothing was written yet. */
+		 * the whole buffer line by line. Nothing was written yet. (Its
+		 * first line is not masked as hs_stream_resync() would: it may
+		 * be another protocol's bytes, not a field's tail.) */
 		hs_stream_untrack(&s->st);
 		s->pos = s->start;
 		return HS_STEP_MORE;

@@ -171,6 +171,7 @@ def main():
                     help="read N responses (the request holds N pipelined requests)")
     ap.add_argument("--check", metavar="LIST", help="check each answer against LIST")
     ap.add_argument("--premask-ok", action="store_true", help="with --check: see check_report")
+    ap.add_argument("--resync-ok", action="store_true", help="with --check: see check_report")
     ap.add_argument("--pipelined", action="store_true", help="with --check: see check_report")
     a = ap.parse_args()
     try:
@@ -212,7 +213,7 @@ def main():
     for port in ports:
         rc, resp = exchange(a, port, host, pieces)
         if a.check:
-            if rc == 0 and check_report.check(req, resp, a.check, premask_ok=a.premask_ok,
+            if rc == 0 and check_report.check(req, resp, a.check, premask_ok=a.premask_ok, resync_ok=a.resync_ok,
                                               pipelined=a.pipelined):
                 rc = 5
         else:
