@@ -625,7 +625,7 @@ static void on_stop_signal(int sig)
 
 /* One reading of one device. */
 struct sample {
-	char dev[IF_NAMESIZE];
+	char dev[sizeof(((struct dev *)0)->name)]; /* an interface or "cgroup-<id>" */
 	int ifindex;
 	__u32 generation;
 	char hooks[48];

@@ -1,6 +1,7 @@
-# Host unit tests (cmocka): list parser, trie compiler, shared inline code;
-# then the CLI script against build/hdrstrip. `make test-unit` runs every
-# test program and the script even when one fails, and fails if any did.
+# Host unit tests (cmocka): list parser, trie compiler, shared inline code,
+# the fuzzers' findings; then the CLI script against build/san/hdrstrip (the
+# CLI built with ASan/UBSan). `make test-unit` runs every test program and
+# the script even when one fails, and fails if any did.
 #
 #   HS_SEED=N make test-unit      repeat a run of the randomized tests
 #   UNIT_SANITIZE= make test-unit build the tests without ASan/UBSan
@@ -17,12 +18,40 @@ $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/tes
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(PURE_SRCS) -lcmocka -o $@
 
-test-unit: $(UNIT_BINS) $(OUTPUT)/hdrstrip
+# What the fuzzers found (tests/fuzz), replayed through their oracles and
+# written out against the scanner.
+FUZZ_REGRESS_BIN := $(OUTPUT)/tests/test_fuzz_regress
+FUZZ_ORACLE_SRCS := tests/fuzz/scan_check.c tests/fuzz/hlist_check.c tests/fuzz/liberal.c
+
+$(FUZZ_REGRESS_BIN): $(UNIT_DIR)/test_fuzz_regress.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
+		$(FUZZ_ORACLE_SRCS) $(wildcard tests/fuzz/*.h) $(PURE_SRCS) $(SHARED_HDRS) \
+		$(wildcard user/*.h) | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(UNIT_CFLAGS) -Itests/fuzz -DHS_FUZZ_DIR='"$(abspath tests/fuzz)"' $< \
+		$(UNIT_HELPERS) $(FUZZ_ORACLE_SRCS) $(PURE_SRCS) -lcmocka -o $@
+
+# The CLI built with the same sanitizers: the CLI script runs it (a leak,
+# an overflow or undefined behaviour fails the case that hit it).
+CLI_SAN := $(OUTPUT)/san/hdrstrip
+CLI_SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/%.o,$(CLI_SRCS))
+
+$(OUTPUT)/san:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTPUT)/san
+	$(call msg,CC-SAN,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) -c $< -o $@
+
+$(CLI_SAN): $(CLI_SAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) $^ $(LIBS) -o $@
+
+test-unit: $(UNIT_BINS) $(FUZZ_REGRESS_BIN) $(CLI_SAN)
 	$(Q)failed=; \
-	for t in $(UNIT_BINS); do \
+	for t in $(UNIT_BINS) $(FUZZ_REGRESS_BIN); do \
 		CORPUS='$(CORPUS)' $$t || failed="$$failed $${t##*/}"; \
 	done; \
-	HDRSTRIP='$(abspath $(OUTPUT)/hdrstrip)' CORPUS='$(CORPUS)' CC='$(CC)' \
+	HDRSTRIP='$(abspath $(CLI_SAN))' CORPUS='$(CORPUS)' CC='$(CC)' \
 		tests/cli/test_cli.sh || failed="$$failed test_cli.sh"; \
 	if [ -n "$$failed" ]; then echo "test-unit: FAILED:$$failed" >&2; exit 1; fi; \
 	echo "test-unit: all passed"

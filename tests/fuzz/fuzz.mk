@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Fuzzing with libFuzzer (clang-14, ASan + UBSan):
+#  - fuzz_scan: the shared scanner and trie (include/hdrstrip/scan.h, trie.h),
+#    driven segment by segment as bpf/hdrstrip.bpf.c drives them, against a
+#    liberal field reader and the same stream cut other ways (scan_check.c);
+#  - fuzz_hlist: the header-list parser and trie compiler (user/hlist.c,
+#    user/compile.c) against a naive reading of the text (hlist_check.c).
+#
+#   make fuzz [FUZZ_SECONDS=300]   each fuzzer that long; the corpus grows in
+#                                  build/fuzz/corpus/, crashes go to tests/fuzz/crashes/
+#   make test-fuzz                 replay the seeds and tests/fuzz/regress/, then
+#                                  each fuzzer for FUZZ_TEST_SECONDS (10) from the seeds
+#   make fuzz-cov                  line coverage of scan.h/trie.h/hlist.c/compile.c
+#                                  reached by the corpus (llvm-cov)
+#   tests/fuzz/gen_seeds.py        rewrite the seed corpora
+#
+# A crash file replays with: build/fuzz/fuzz_scan FILE (SC_DEBUG=1 shows each run).
+.PHONY: test-fuzz fuzz-cov
+
+FUZZ_CC ?= clang-14
+FUZZ_SECONDS ?= 300
+FUZZ_TEST_SECONDS ?= 10
+FUZZ_DIR := tests/fuzz
+FUZZ_OUT := $(OUTPUT)/fuzz
+FUZZERS := fuzz_scan fuzz_hlist
+FUZZ_BINS := $(addprefix $(FUZZ_OUT)/,$(FUZZERS))
+FUZZ_CFLAGS := -g -O1 -std=gnu11 $(WARN) -Iinclude -Iuser -I$(FUZZ_DIR)
+FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_HDRS := $(wildcard $(FUZZ_DIR)/*.h) $(SHARED_HDRS) $(wildcard user/*.h)
+FUZZ_SRCS_fuzz_scan := $(FUZZ_DIR)/fuzz_scan.c $(FUZZ_DIR)/scan_check.c $(FUZZ_DIR)/liberal.c
+FUZZ_SRCS_fuzz_hlist := $(FUZZ_DIR)/fuzz_hlist.c $(FUZZ_DIR)/hlist_check.c $(FUZZ_DIR)/liberal.c
+# Per fuzzer: the longest input, and its dictionary.
+FUZZ_OPTS_fuzz_scan := -max_len=4096 -dict=$(FUZZ_DIR)/scan.dict
+FUZZ_OPTS_fuzz_hlist := -max_len=4096 -dict=$(FUZZ_DIR)/hlist.dict
+FUZZ_CRASHES := $(FUZZ_DIR)/crashes
+
+$(FUZZ_OUT) $(FUZZ_OUT)/cov:
+	$(Q)mkdir -p $@
+
+$(FUZZ_OUT)/fuzz_scan: $(FUZZ_SRCS_fuzz_scan) $(PURE_SRCS) $(FUZZ_HDRS) | $(FUZZ_OUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $(FUZZ_SRCS_fuzz_scan) $(PURE_SRCS) -o $@
+
+$(FUZZ_OUT)/fuzz_hlist: $(FUZZ_SRCS_fuzz_hlist) $(PURE_SRCS) $(FUZZ_HDRS) | $(FUZZ_OUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $(FUZZ_SRCS_fuzz_hlist) $(PURE_SRCS) -o $@
+
+# fuzz_run NAME SECONDS CORPUS: fuzz NAME from its seeds for SECONDS, new
+# inputs in CORPUS; the exit status is the fuzzer's (0: nothing found).
+define fuzz_run
+	mkdir -p $(3) $(FUZZ_CRASHES) && \
+	echo "fuzz: $(1) for $(2)s (corpus $(3))" && \
+	$(FUZZ_OUT)/$(1) $(FUZZ_OPTS_$(1)) -max_total_time=$(2) -print_final_stats=1 \
+		-artifact_prefix=$(FUZZ_CRASHES)/$(1)- $(3) $(FUZZ_DIR)/seeds/$(subst fuzz_,,$(1)) \
+		2>$(FUZZ_OUT)/$(1).log; rc=$$?; \
+	grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' \
+		$(FUZZ_OUT)/$(1).log | sed 's/^/  /'; \
+	if [ $$rc -ne 0 ]; then grep -E '^fuzz_|SUMMARY|ERROR|Test unit written' \
+		$(FUZZ_OUT)/$(1).log | sed 's/^/  /' >&2; fi; \
+	exit $$rc
+endef
+
+fuzz: $(FUZZ_BINS)
+	$(Q)failed=; for f in $(FUZZERS); do \
+		$(MAKE) --no-print-directory fuzz-one-$$f FUZZ_RUN_SECONDS=$(FUZZ_SECONDS) \
+			FUZZ_CORPUS=$(FUZZ_OUT)/corpus/$$f || failed="$$failed $$f"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: FOUND SOMETHING:$$failed (see $(FUZZ_CRASHES)/)" >&2; exit 1; fi
+
+fuzz-one-%: $(FUZZ_OUT)/%
+	$(Q)$(call fuzz_run,$*,$(FUZZ_RUN_SECONDS),$(FUZZ_CORPUS))
+
+# Replay every seed and regression input once, then fuzz a little from the
+# seeds (a fresh corpus each time, so the run is bounded and repeatable in
+# what it starts from).
+test-fuzz: $(FUZZ_BINS)
+	$(Q)failed=; for f in $(FUZZERS); do \
+		d=$${f#fuzz_}; dirs=$(FUZZ_DIR)/seeds/$$d; \
+		[ -d $(FUZZ_DIR)/regress/$$d ] && dirs="$$dirs $(FUZZ_DIR)/regress/$$d"; \
+		$(FUZZ_OUT)/$$f -runs=0 $$dirs >$(FUZZ_OUT)/$$f.replay.log 2>&1 || { \
+			failed="$$failed $$f(replay)"; \
+			grep -E '^fuzz_|SUMMARY|Running:' $(FUZZ_OUT)/$$f.replay.log | tail -3 >&2; continue; }; \
+		echo "test-fuzz: $$f: $$(find $$dirs -type f | wc -l) seed and regression inputs pass"; \
+		rm -rf $(FUZZ_OUT)/test-corpus/$$f; \
+		$(MAKE) --no-print-directory fuzz-one-$$f FUZZ_RUN_SECONDS=$(FUZZ_TEST_SECONDS) \
+			FUZZ_CORPUS=$(FUZZ_OUT)/test-corpus/$$f || failed="$$failed $$f"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-fuzz: FAILED:$$failed (inputs in $(FUZZ_CRASHES)/)" >&2; exit 1; fi; \
+	echo "test-fuzz: all passed"
+
+# Coverage of the code under test by the corpus make fuzz grew (or the
+# seeds): the same harnesses built with clang's source-based coverage.
+FUZZ_COV_SRCS := include/hdrstrip/scan.h include/hdrstrip/trie.h user/hlist.c user/compile.c
+FUZZ_COV_BINS := $(addprefix $(FUZZ_OUT)/cov/,$(FUZZERS))
+
+$(FUZZ_COV_BINS): $(FUZZ_OUT)/cov/%: $(FUZZ_OUT)/% | $(FUZZ_OUT)/cov
+	$(call msg,COV-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
+		$(FUZZ_SRCS_$*) $(PURE_SRCS) -o $@
+
+fuzz-cov: $(FUZZ_COV_BINS)
+	$(Q)for f in $(FUZZERS); do \
+		d=$${f#fuzz_}; corpus=$(FUZZ_OUT)/corpus/$$f; [ -d $$corpus ] || corpus=; \
+		[ -d $(FUZZ_DIR)/regress/$$d ] && corpus="$$corpus $(FUZZ_DIR)/regress/$$d"; \
+		LLVM_PROFILE_FILE=$(FUZZ_OUT)/cov/$$f.profraw $(FUZZ_OUT)/cov/$$f -runs=0 \
+			$$corpus $(FUZZ_DIR)/seeds/$$d >/dev/null 2>&1 || exit 1; \
+		llvm-profdata-14 merge -sparse $(FUZZ_OUT)/cov/$$f.profraw -o $(FUZZ_OUT)/cov/$$f.profdata; \
+		echo "fuzz-cov: $$f, inputs: the seeds $$corpus"; \
+		llvm-cov-14 report $(FUZZ_OUT)/cov/$$f -instr-profile=$(FUZZ_OUT)/cov/$$f.profdata \
+			$(FUZZ_COV_SRCS) | sed 's/^/  /'; \
+	done

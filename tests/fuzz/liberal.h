@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The fuzzers' second opinion, written from the documents alone (the header
+ * list format in hdrstrip(8), the behaviour spec at the top of scan.h): a
+ * naive list matcher and a liberal HTTP field-line reader. Neither includes
+ * trie.h, scan.h or hlist.h, so they share no code with what they check.
+ */
+#ifndef HDRSTRIP_FUZZ_LIBERAL_H
+#define HDRSTRIP_FUZZ_LIBERAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LIB_MAX_RULES 1024
+#define LIB_MAX_NAME 128
+
+struct lib_rule {
+	uint8_t name[LIB_MAX_NAME + 1]; /* as written, without the '*' */
+	size_t len;
+	int prefix; /* the name ended in '*' */
+	int drop; /* action drop (else mask) */
+};
+
+struct lib_list {
+	struct lib_rule rules[LIB_MAX_RULES];
+	size_t n;
+	int fold_underscore;
+};
+
+/* Add a rule written as @name (a trailing '*' makes it a prefix rule). */
+int lib_add(struct lib_list *l, const char *name, size_t len, int drop);
+
+/* Rule index + 1 of the rule name @q matches, or 0: an exact rule equal to
+ * @q (ASCII case folded, '_' as '-' when the list folds) wins, else the
+ * longest prefix rule @q starts with. */
+uint32_t lib_match(const struct lib_list *l, const uint8_t *q, size_t n);
+
+/* Could the name whose first @n bytes are @q (trailing blanks included)
+ * still match, whatever bytes follow? */
+int lib_possible(const struct lib_list *l, const uint8_t *q, size_t n);
+
+/* Bytes some parser strips around a field name (scan.h): SP HTAB VT FF
+ * 0x1c-0x1f 0x85 0xa0. */
+int lib_blank(uint8_t c);
+
+/* One line of a byte stream: [start, end) and its terminator up to next. */
+struct lib_line {
+	size_t start, end, next;
+};
+
+/* Split @buf into lines at CRLF, bare LF and bare CR; a last line without a
+ * terminator counts too. Returns the number of lines (at most @max). */
+size_t lib_lines(const uint8_t *buf, size_t len, struct lib_line *lines, size_t max);
+
+/* A field line as the most liberal parser reads it: blanks stripped before
+ * and after the name, the name ending at the first colon. Returns 1 with
+ * the name in [*ns, *ne) (not empty), 0 when the line holds no field. */
+int lib_field(const uint8_t *buf, const struct lib_line *ln, size_t *ns, size_t *ne);
+
+/* Does the line start with SP or HTAB (obs-fold continuation)? */
+int lib_is_cont(const uint8_t *buf, const struct lib_line *ln);
+
+/* Is the name [ns, ne) one of the fields that frame a request
+ * (Content-Length, Transfer-Encoding, Upgrade; any case)? */
+int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne);
+
+/*
+ * The shapes a masked line may have, after the SP/HTAB run it keeps at its
+ * start: "x-hdrstrip" cut to k bytes (k <= 10), ':', ' ', then 'x' bytes,
+ * itself possibly cut short; or 'x' bytes only (a masked continuation).
+ * Blanks before the first shape may have been kept (a line whose name
+ * began in a later segment than its leading blanks), and the shape then
+ * starts at their column. Returns 1 when [start, end) of @buf has one.
+ */
+int lib_filler(const uint8_t *buf, size_t start, size_t end);
+
+#endif /* HDRSTRIP_FUZZ_LIBERAL_H */

@@ -1,0 +1,838 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The scanner fuzzer's oracle (see scan_check.h). Each input is scanned
+ * three times: as one buffer, cut by the input's segment lengths, and cut
+ * at every byte. Every run must hold on its own:
+ *  - no crash, no undefined behaviour, no read outside a segment (ASan and
+ *    UBSan; each segment is a heap block of exactly its packet's size);
+ *  - the bytes before the payload (the packet's headers) are unchanged, and
+ *    the checksum update the scanner accumulates is the real difference;
+ *  - line ends are unchanged and every other byte that changed lies in a
+ *    line that now has a masked shape (liberal.h: lib_filler);
+ *  - every step count stays within the bound the BPF program gives a
+ *    buffer (two steps a byte);
+ *  - in the bytes the program lets through, no line the scanner read as a
+ *    field line (the request line, bodies and chunk framing are not
+ *    scanned for fields by design) holds a field whose name the list
+ *    matches, as the liberal reader sees it; a field that matches in the
+ *    input comes out masked, and so do its obs-fold continuation lines;
+ *  - every match the scanner reports is the verdict of the naive matcher
+ *    on that line's name.
+ * And the three outputs are the same, but for scan.h's split-name rule: a
+ * name that could still match when its segment ended is rewritten ahead;
+ * when it turns out not to match, that field (its line and its obs-fold
+ * continuation lines) comes out masked where the unsplit scan kept it.
+ * Nothing else may differ, except after such a field when its name is one
+ * that frames the request (the masked field no longer frames anything).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdrstrip/scan.h>
+
+#include "compile.h"
+#include "hlist.h"
+#include "liberal.h"
+#include "scan_check.h"
+
+/* The built-in list: exact, prefix and drop rules, '_' folding, and a name
+ * that shares its first bytes with Content-Length. */
+static const char default_list[] = "x-internal-auth\n"
+				   "x-a\n"
+				   "X_Secret-*\n"
+				   "x-kill-switch drop\n"
+				   "content-md5\n"
+				   "authorization-internal\n";
+static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
+
+/* Bytes before the payload: Ethernet, IPv4, TCP headers. */
+#define SC_HDR 54
+#define SC_MAX_HITS 4096
+#define SC_MAX_LINES (SC_MAX_STREAM + 1)
+#define SC_MAX_PREMASK 4096
+
+enum { CL_NONE = 0, CL_REQ, CL_FIELD, CL_BODY };
+
+/* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
+ * line from its first byte. */
+enum { RUN_WHOLE, RUN_CUTS, RUN_BYTES, RUN_UNTRACKED, RUN_KINDS };
+
+static const char *const run_name[RUN_KINDS] = { "unsplit", "cut", "byte-by-byte",
+						 "unsplit-untracked" };
+
+struct sc_hit {
+	uint32_t off; /* stream offset of the colon */
+	uint32_t rule; /* rule + 1 */
+};
+
+struct sc_run {
+	uint8_t out[SC_MAX_STREAM];
+	uint8_t cls[SC_MAX_STREAM];
+	size_t delivered; /* bytes the program let through, from the start */
+	size_t stopped; /* where scanning stopped for good (or the length) */
+	int end_phase;
+	struct sc_hit hits[SC_MAX_HITS];
+	size_t n_hits;
+	/* Segment ends at which a name was left rewritten ahead. */
+	uint32_t premask[SC_MAX_PREMASK];
+	size_t n_premask;
+};
+
+struct sc_input {
+	uint8_t mode;
+	const uint8_t *list;
+	size_t list_len;
+	const uint8_t *cuts;
+	size_t n_cuts;
+	const uint8_t *stream;
+	size_t len;
+};
+
+/* The compiled list, kept while inputs bring the same list text. */
+static struct {
+	struct hs_trie trie;
+	struct lib_list lib;
+	uint8_t text[65536];
+	size_t text_len;
+	int valid;
+} g_list;
+
+static struct sc_run g_runs[RUN_KINDS];
+static struct lib_line g_lines[SC_MAX_LINES];
+
+struct sc_err {
+	char *buf;
+	size_t size;
+	int failed;
+};
+
+static __attribute__((format(printf, 2, 3))) void failf(struct sc_err *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->failed++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->buf, e->size, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- input ---- */
+
+static void split_input(const uint8_t *data, size_t size, struct sc_input *in)
+{
+	const uint8_t *p = data + 1, *end = data + size, *z1, *z2;
+
+	memset(in, 0, sizeof(*in));
+	in->stream = (const uint8_t *)"";
+	in->mode = size ? data[0] : 0;
+	if (size <= 1)
+		return;
+	z1 = memchr(p, 0, end - p);
+	z2 = z1 ? memchr(z1 + 1, 0, end - z1 - 1) : NULL;
+	if (z2) {
+		in->list = p;
+		in->list_len = z1 - p;
+		in->cuts = z1 + 1;
+		in->n_cuts = z2 - z1 - 1;
+		p = z2 + 1;
+	}
+	in->stream = p;
+	in->len = end - p;
+	if (in->len > SC_MAX_STREAM)
+		in->len = SC_MAX_STREAM;
+}
+
+size_t sc_build(uint8_t *out, size_t cap, uint8_t mode, const char *list, const uint8_t *cuts,
+		size_t n_cuts, const uint8_t *stream, size_t len)
+{
+	size_t ll = strlen(list), n = 1 + ll + 1 + n_cuts + 1 + len;
+
+	if (n > cap)
+		return 0;
+	out[0] = mode;
+	memcpy(out + 1, list, ll);
+	out[1 + ll] = 0;
+	memcpy(out + 2 + ll, cuts, n_cuts);
+	out[2 + ll + n_cuts] = 0;
+	memcpy(out + 3 + ll + n_cuts, stream, len);
+	return n;
+}
+
+static int compile_list(const uint8_t *text, size_t len)
+{
+	struct hs_list_opts o;
+	struct hs_list l;
+	struct hs_err err;
+	int r;
+
+	hs_list_opts_default(&o);
+	if (hs_list_parse((const char *)text, len, "fuzz", &o, &l, &err))
+		return -1;
+	r = hs_compile(&l, &g_list.trie, NULL, &err);
+	if (!r) {
+		memset(&g_list.lib, 0, sizeof(g_list.lib));
+		g_list.lib.fold_underscore = l.fold_underscore;
+		for (size_t i = 0; i < l.n && !r; i++)
+			r = lib_add(&g_list.lib, l.names[i].orig, strlen(l.names[i].orig),
+				    l.names[i].action == HS_ACT_DROP);
+	}
+	hs_list_free(&l);
+	return r ? -1 : 0;
+}
+
+static void load_list(const struct sc_input *in)
+{
+	const uint8_t *text = in->list;
+	size_t len = in->list_len;
+
+	if (!text || len > sizeof(g_list.text)) {
+		text = (const uint8_t *)default_list;
+		len = sizeof(default_list) - 1;
+	}
+	if (g_list.valid && len == g_list.text_len && !memcmp(text, g_list.text, len))
+		return;
+	g_list.valid = 0;
+	if (compile_list(text, len)) {
+		text = (const uint8_t *)default_list;
+		len = sizeof(default_list) - 1;
+		if (compile_list(text, len))
+			abort(); /* the built-in list must compile */
+	}
+	memcpy(g_list.text, text, len);
+	g_list.text_len = len;
+	g_list.valid = 1;
+}
+
+/* ---- one run, as bpf/hdrstrip.bpf.c drives the scanner ---- */
+
+static int phase_class(__u8 phase)
+{
+	if (phase <= HS_PH_REQ_TRAIL)
+		return CL_REQ;
+	if (phase == HS_PH_BODY || (phase >= HS_PH_CHUNK_SIZE && phase <= HS_PH_CHUNK_END))
+		return CL_BODY;
+	if (phase < HS_PH_NOT_HTTP)
+		return CL_FIELD;
+	return CL_NONE;
+}
+
+/* 16-bit one's complement sum of @p[from, to), words in memory order. */
+static __u64 sum16(const uint8_t *p, size_t from, size_t to)
+{
+	__u64 s = 0;
+
+	for (size_t i = from; i < to; i += 2)
+		s += p[i] | (i + 1 < to ? (__u64)p[i + 1] << 8 : 0);
+	return s;
+}
+
+static __u16 fold16(__u64 s)
+{
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (__u16)s;
+}
+
+static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left)
+{
+	size_t n;
+
+	if (kind == RUN_WHOLE || kind == RUN_UNTRACKED)
+		return left;
+	if (kind == RUN_BYTES)
+		return left ? 1 : 0;
+	n = in->n_cuts ? in->cuts[i % in->n_cuts] : default_cuts[i % sizeof(default_cuts)];
+	return n < left ? n : left;
+}
+
+static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, struct sc_err *e)
+{
+	const size_t hdr = SC_HDR + (in->mode >> 4);
+	const int fresh = in->mode & SC_MODE_FRESH;
+	const int untracked = (in->mode >> SC_MODE_UNTRACKED_SHIFT) & 3;
+	const int go_on = in->mode & SC_MODE_ON_ERROR_PASS;
+	struct hs_stream st;
+	size_t off = 0, seg = 0;
+
+	memcpy(r->out, in->stream, in->len);
+	memset(r->cls, CL_NONE, in->len);
+	r->delivered = r->stopped = in->len;
+	r->n_hits = r->n_premask = 0;
+	r->end_phase = -1;
+	hs_stream_init(&st);
+	if (kind == RUN_UNTRACKED)
+		hs_stream_untrack(&st);
+
+	while (off < in->len && !e->failed) {
+		const size_t n = seg_len(in, kind, seg, in->len - off);
+		const int first = seg == 0;
+		uint8_t *buf = malloc(hdr + n);
+		__u64 before, after, limit = 2 * (n + 16), steps = 0;
+		struct hs_scan s;
+		int done = 0, rc;
+		__u8 phase;
+
+		if (!buf)
+			abort();
+		for (size_t i = 0; i < hdr; i++)
+			buf[i] = (uint8_t)(0xa5 ^ i);
+		memcpy(buf + hdr, in->stream + off, n);
+		before = sum16(buf, hdr - 20, hdr + n);
+
+		hs_scan_begin(&s, &st, hdr, hdr + n, hdr - 20);
+		if (first && fresh && (untracked == 0 || untracked == 3))
+			s.opts |= HS_OPT_UNTRACKED;
+		if (go_on)
+			s.opts |= HS_OPT_CONFLICT_GO_ON;
+		while (!done) {
+			__u32 pos0 = s.pos;
+			__u8 ph0 = s.st.phase;
+
+			if (++steps > 64 * (n + 16)) {
+				failf(e, "%s run: no end after %llu steps in the segment at %zu",
+				      run_name[kind], (unsigned long long)steps, off);
+				break;
+			}
+			rc = hs_scan_step(&s, &g_list.trie, buf, buf + hdr + n);
+			for (__u32 p = pos0; p < s.pos && p < hdr + n; p++)
+				r->cls[off + p - hdr] = phase_class(ph0);
+			if (rc == HS_STEP_MATCH) {
+				if (r->n_hits < SC_MAX_HITS)
+					r->hits[r->n_hits++] =
+						(struct sc_hit){ off + pos0 - hdr, s.rule };
+				done = s.st.phase == HS_PH_DROPPED;
+			} else if (rc == HS_STEP_DONE) {
+				done = 1;
+			}
+		}
+		if (steps > limit)
+			failf(e, "%s run: %llu steps for the %zu-byte segment at %zu; the BPF program allows %llu (two a byte)",
+			      run_name[kind], (unsigned long long)steps, n, off,
+			      (unsigned long long)limit);
+		for (size_t i = 0; i < hdr; i++)
+			if (buf[i] != (uint8_t)(0xa5 ^ i))
+				failf(e, "%s run: header byte %zu before the segment at %zu was changed",
+				      run_name[kind], i, off);
+		after = sum16(buf, hdr - 20, hdr + n);
+		{
+			__u16 check = (__u16)~fold16(before), want = (__u16)~fold16(after);
+			__u16 got = hs_csum_update(&s, check);
+
+			/* 0x0000 and 0xffff are the same number in one's complement. */
+			if (got != want && !((got == 0 || got == 0xffff) && (want == 0 || want == 0xffff)))
+				failf(e, "%s run: checksum update %#06x, real checksum %#06x (segment at %zu)",
+				      run_name[kind], got, want, off);
+		}
+		memcpy(r->out + off, buf + hdr, n);
+		free(buf);
+
+		/* conclude(): the verdict and whether the flow goes on. */
+		phase = s.st.phase;
+		r->end_phase = phase;
+		if (phase == HS_PH_DROPPED || phase == HS_PH_HALT ||
+		    (phase == HS_PH_NOT_HTTP && first && fresh && untracked == 2)) {
+			if (phase == HS_PH_HALT && go_on)
+				failf(e, "%s run: halted at %zu although on-error is pass",
+				      run_name[kind], off);
+			/* Dropped; its retransmissions are dropped again. */
+			r->delivered = off;
+			r->stopped = off;
+			break;
+		}
+		if (phase == HS_PH_NOT_HTTP) {
+			/* Passed, and so is the rest of the connection. */
+			r->stopped = off + n;
+			break;
+		}
+		hs_scan_finish(&s, &st);
+		if (st.phase == HS_PH_NAME && (st.flags & HS_SF_PREMASKED) &&
+		    r->n_premask < SC_MAX_PREMASK)
+			r->premask[r->n_premask++] = off + n;
+		off += n;
+		seg++;
+	}
+}
+
+/* ---- what one run must hold on its own ---- */
+
+static const char *show(const uint8_t *p, size_t n)
+{
+	static char buf[4][200];
+	static int k;
+	char *b = buf[k++ & 3];
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && o + 8 < sizeof(buf[0]); i++)
+		o += snprintf(b + o, sizeof(buf[0]) - o,
+			      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
+	b[o] = 0;
+	return b;
+}
+
+static int line_changed(const struct sc_run *r, const uint8_t *in, const struct lib_line *ln)
+{
+	return memcmp(r->out + ln->start, in + ln->start, ln->end - ln->start) != 0;
+}
+
+/* First offset of the segment of run @kind that holds offset @p. */
+static size_t seg_start_of(const struct sc_input *in, int kind, size_t p)
+{
+	size_t off = 0, i = 0, n;
+
+	if (kind == RUN_WHOLE || kind == RUN_UNTRACKED)
+		return 0;
+	if (kind == RUN_BYTES)
+		return p;
+	for (;; i++) {
+		n = seg_len(in, kind, i, in->len - off);
+		if (!n || p < off + n)
+			return off;
+		off += n;
+	}
+}
+
+/*
+ * The lines of the stream as a run read them: the input's lines, and a
+ * line also starts where the scanner went over to field lines in the middle
+ * of one (a desynchronised request line or chunk line, checked line by line
+ * from there). Returns the count, in @out.
+ */
+static size_t run_lines(const struct sc_run *r, size_t n_lines, struct lib_line *out)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < n_lines; k++) {
+		struct lib_line ln = g_lines[k];
+
+		for (size_t p = ln.start + 1; p < ln.end; p++) {
+			if (r->cls[p] != CL_FIELD || r->cls[p - 1] == CL_FIELD)
+				continue;
+			out[n++] = (struct lib_line){ ln.start, p, p };
+			ln.start = p;
+		}
+		out[n++] = ln;
+	}
+	return n;
+}
+
+static struct lib_line g_rlines[RUN_KINDS][2 * SC_MAX_LINES];
+static size_t g_n_rlines[RUN_KINDS];
+
+static void check_run(const struct sc_input *in, int kind, const struct sc_run *r,
+		      struct sc_err *e)
+{
+	const struct lib_list *l = &g_list.lib;
+	const struct lib_line *lines = g_rlines[kind];
+	const size_t n_lines = g_n_rlines[kind];
+	const char *rn = run_name[kind];
+	int prev_match = 0; /* the previous line is (or continues) a field that matches */
+
+	for (size_t i = 0; i < in->len; i++)
+		if ((in->stream[i] == '\r' || in->stream[i] == '\n') && r->out[i] != in->stream[i])
+			return failf(e, "%s run: line end at %zu was rewritten", rn, i);
+	for (size_t k = 0; k < n_lines && !e->failed; k++) {
+		struct lib_line cut = lines[k];
+		size_t ns, ne;
+		int scoped, filler, field_match = 0;
+
+		/* What went out (or would have, before a drop) is masked where
+		 * it was changed. */
+		if (cut.start >= r->stopped)
+			break;
+		if (cut.end > r->stopped)
+			cut.end = r->stopped;
+		if (line_changed(r, in->stream, &cut) && !lib_filler(r->out, cut.start, cut.end))
+			return failf(e, "%s run: line at %zu changed but is not masked: \"%s\" -> \"%s\"",
+				     rn, cut.start, show(in->stream + cut.start, cut.end - cut.start),
+				     show(r->out + cut.start, cut.end - cut.start));
+		if (cut.end > r->delivered)
+			cut.end = r->delivered;
+		scoped = cut.end > cut.start && r->cls[cut.start] == CL_FIELD;
+		if (!scoped) {
+			prev_match = 0;
+			continue;
+		}
+		filler = lib_filler(r->out, cut.start, cut.end);
+		/* What the liberal reader finds in the output. */
+		if (!filler && lib_field(r->out, &cut, &ns, &ne) && lib_match(l, r->out + ns, ne - ns))
+			return failf(e, "%s run: field \"%s\" (line at %zu) went through unmasked", rn,
+				     show(r->out + ns, ne - ns), cut.start);
+		/* What it finds in the input must have been masked. */
+		if (lib_field(in->stream, &cut, &ns, &ne) &&
+		    lib_match(l, in->stream + ns, ne - ns))
+			field_match = 1;
+		if ((field_match || (prev_match && lib_is_cont(in->stream, &cut))) && !filler)
+			return failf(e, "%s run: %s at %zu is not masked: \"%s\"", rn,
+				     field_match ? "internal field" : "continuation of an internal field",
+				     cut.start, show(r->out + cut.start, cut.end - cut.start));
+		prev_match = field_match || (prev_match && lib_is_cont(in->stream, &cut));
+	}
+	/* Every match the scanner reports is the naive verdict on the name. */
+	for (size_t h = 0, k = 0; h < r->n_hits && !e->failed; h++) {
+		const struct sc_hit *hit = &r->hits[h];
+		size_t ns, ne, c = 0;
+		__u32 want;
+
+		while (k < n_lines && lines[k].next <= hit->off)
+			k++;
+		if (k == n_lines || r->cls[lines[k].start] != CL_FIELD)
+			continue;
+		if (lib_field(in->stream, &lines[k], &ns, &ne))
+			for (c = ns; in->stream[c] != ':'; c++)
+				;
+		if (!lib_field(in->stream, &lines[k], &ns, &ne) || c != hit->off) {
+			failf(e, "%s run: match at %zu is not at the colon of a field line", rn,
+			      (size_t)hit->off);
+			break;
+		}
+		want = lib_match(l, in->stream + ns, ne - ns);
+		if (want != hit->rule)
+			failf(e, "%s run: name \"%s\" matched rule %u, the naive matcher says %u", rn,
+			      show(in->stream + ns, ne - ns), hit->rule, want);
+	}
+}
+
+/* ---- the runs against each other ---- */
+
+/* The first segment end inside line @ln at which the run rewrote a name
+ * ahead, or 0. */
+static size_t premask_in(const struct sc_run *r, const struct lib_line *ln)
+{
+	for (size_t i = 0; i < r->n_premask; i++)
+		if (r->premask[i] > ln->start && r->premask[i] <= ln->end)
+			return r->premask[i];
+	return 0;
+}
+
+/*
+ * Split run @b kept the blanks that lead line @ln, in segments before the
+ * one its name starts in, where the unsplit run @a masked them: they went
+ * out before the name was seen. Everything else of the line is the same.
+ */
+static int kept_lead_blanks(const struct sc_input *in, int kind, const struct sc_run *a,
+			    const struct sc_run *b, const struct lib_line *ln)
+{
+	const uint8_t *src = in->stream;
+	size_t ns = ln->start, seg;
+
+	while (ns < ln->end && lib_blank(src[ns]))
+		ns++;
+	if (ns == ln->end)
+		return 0;
+	seg = seg_start_of(in, kind, ns);
+	for (size_t i = ln->start; i < ln->end; i++)
+		if (a->out[i] != b->out[i] && (i >= seg || b->out[i] != src[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * A request line that turned out not to be one (desynchronised framing) is
+ * checked line by line from its first byte in the segment where that
+ * showed: where the unsplit run went over from the request line at @q to
+ * checking it as a field line, the split run still read a request line,
+ * and went over at a segment boundary after it, the bytes before that
+ * unchanged. Returns @q, or 0. The part from the boundary on is a line of
+ * its own for check_run().
+ */
+static size_t desync_cut(const struct sc_input *in, int kind, const struct sc_run *a,
+			 const struct sc_run *b, const struct lib_line *ln)
+{
+	size_t q, p;
+
+	for (q = ln->start; q < ln->end; q++)
+		if (a->cls[q] == CL_FIELD && b->cls[q] == CL_REQ)
+			break;
+	if (q == ln->end || (q > ln->start && a->cls[q - 1] == CL_FIELD))
+		return 0;
+	for (p = q + 1; p < ln->end && b->cls[p] == CL_REQ; p++)
+		;
+	if (p < ln->end && b->cls[p] == CL_FIELD && seg_start_of(in, kind, p) == p &&
+	    !memcmp(b->out + q, in->stream + q, p - q))
+		return q ? q : ln->end + 1; /* q == 0 is the stream's first byte */
+	return 0;
+}
+
+/* Did run @r stop at a drop rule in line @ln? */
+static int dropped_in(const struct sc_run *r, const struct lib_line *ln)
+{
+	return r->end_phase == HS_PH_DROPPED && r->n_hits &&
+	       r->hits[r->n_hits - 1].off >= ln->start && r->hits[r->n_hits - 1].off < ln->next;
+}
+
+#define SC_MAX_EXCUSED 256
+static struct lib_line g_excused[SC_MAX_EXCUSED];
+
+static int excused(size_t off, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (off >= g_excused[i].start && off < g_excused[i].next)
+			return 1;
+	return 0;
+}
+
+/* Lines compared: the input's, cut where either run went over to field
+ * lines in the middle of one; g_cdesync marks the parts of a line
+ * desync_cut() excuses. */
+static struct lib_line g_clines[2 * SC_MAX_LINES];
+static uint8_t g_cdesync[2 * SC_MAX_LINES];
+
+static size_t compare_lines(const struct sc_input *in, int kind, const struct sc_run *a,
+			    const struct sc_run *b, size_t n_lines)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < n_lines; k++) {
+		const struct lib_line *ln = &g_lines[k];
+		size_t q = desync_cut(in, kind, a, b, ln), start = ln->start;
+
+		if (q > ln->end)
+			q = 0;
+		else if (!q)
+			q = ln->next + 1; /* none */
+		for (size_t p = ln->start + 1; p < ln->end; p++) {
+			if ((a->cls[p] != CL_FIELD || a->cls[p - 1] == CL_FIELD) &&
+			    (b->cls[p] != CL_FIELD || b->cls[p - 1] == CL_FIELD))
+				continue;
+			g_cdesync[n] = start >= q;
+			g_clines[n++] = (struct lib_line){ start, p, p };
+			start = p;
+		}
+		g_cdesync[n] = start >= q;
+		g_clines[n++] = (struct lib_line){ start, ln->end, ln->next };
+	}
+	return n;
+}
+
+static void compare_runs(const struct sc_input *in, int base, int kind, size_t n_lines,
+			 struct sc_err *e)
+{
+	const struct sc_run *a = &g_runs[base], *b = &g_runs[kind];
+	const uint8_t *src = in->stream;
+	size_t cutoff = in->len, k, n_excused = 0, drop_at = in->len;
+	int in_masked_field = 0, in_desync = 0;
+
+	/* Both runs dropped at the same field: neither sent that line whole,
+	 * and the split one may have rewritten its name ahead. */
+	if (a->end_phase == HS_PH_DROPPED && b->end_phase == HS_PH_DROPPED && a->n_hits &&
+	    b->n_hits && a->hits[a->n_hits - 1].off == b->hits[b->n_hits - 1].off)
+		drop_at = a->hits[a->n_hits - 1].off;
+	n_lines = compare_lines(in, kind, a, b, n_lines);
+	for (k = 0; k < n_lines && !e->failed; k++) {
+		const struct lib_line *ln = &g_clines[k];
+		size_t len = ln->end - ln->start, at, ns, ne, i;
+		int ahead;
+
+		if (drop_at >= ln->start && drop_at < ln->next)
+			break;
+		if (g_cdesync[k]) {
+			/* Matches in it are the two readings' own, and so is the
+			 * fate of its obs-fold continuation lines; a drop rule
+			 * the unsplit run found there parts the runs. */
+			if (dropped_in(a, ln) || dropped_in(b, ln)) {
+				cutoff = ln->start;
+				break;
+			}
+			if (n_excused < SC_MAX_EXCUSED)
+				g_excused[n_excused++] = *ln;
+			in_desync = 1;
+			continue;
+		}
+		at = premask_in(b, ln);
+		for (ns = ln->start; ns < ln->end && lib_blank(src[ns]); ns++)
+			;
+		/* The split run rewrote the name ahead as one that may match. */
+		ahead = at && at > ns && lib_possible(&g_list.lib, src + ns, at - ns);
+		if (!memcmp(a->out + ln->start, b->out + ln->start, len)) {
+			/* The same bytes, but maybe masked in the split run all
+			 * the same (a line that was filler already). An empty
+			 * line ended by a CR keeps a masked field's fate for
+			 * SP/HTAB lines after it (a parser that does not end
+			 * lines at a bare CR reads on); one ended by LF does not. */
+			int carry = lib_is_cont(src, ln) ||
+				    (!len && ln->end < in->len && src[ln->end] == '\r');
+
+			in_desync = in_desync && carry;
+			in_masked_field = (ahead && lib_filler(b->out, ln->start, ln->end)) ||
+					  (in_masked_field && carry);
+			continue;
+		}
+		if (in_masked_field && lib_is_cont(src, ln) && lib_filler(b->out, ln->start, ln->end) &&
+		    (!line_changed(a, src, ln) || lib_filler(a->out, ln->start, ln->end))) {
+			/* An obs-fold continuation of the field below shares its
+			 * fate: masked, and not checked on its own any more. A
+			 * match the unsplit run found in it is not made: masked
+			 * either way, but a drop rule there parts the runs ... */
+			if (dropped_in(a, ln) ||
+			    (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne))) {
+				/* ... and so does a framing field there, masked
+				 * unread (no server gets it any more). */
+				cutoff = ln->start;
+				break;
+			}
+			if (n_excused < SC_MAX_EXCUSED)
+				g_excused[n_excused++] = *ln;
+			continue;
+		}
+		in_masked_field = 0;
+		if (kept_lead_blanks(in, kind, a, b, ln))
+			continue;
+		if (in_desync && lib_is_cont(src, ln) &&
+		    (!line_changed(a, src, ln) || lib_filler(a->out, ln->start, ln->end)) &&
+		    (!line_changed(b, src, ln) || lib_filler(b->out, ln->start, ln->end))) {
+			if (dropped_in(a, ln) || dropped_in(b, ln)) {
+				cutoff = ln->start;
+				break;
+			}
+			if (n_excused < SC_MAX_EXCUSED)
+				g_excused[n_excused++] = *ln;
+			in_desync = 1;
+			continue;
+		}
+		in_desync = 0;
+		if (ahead && !line_changed(a, src, ln) && lib_filler(b->out, ln->start, ln->end)) {
+			/* The split-name rule: a benign name rewritten ahead. */
+			in_masked_field = 1;
+			if (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne)) {
+				cutoff = ln->next;
+				break;
+			}
+			continue;
+		}
+		for (i = ln->start; a->out[i] == b->out[i]; i++)
+			;
+		failf(e, "%s and %s runs differ at %zu (line at %zu): \"%s\" vs \"%s\"%s",
+		      run_name[base], run_name[kind], i, ln->start, show(a->out + ln->start, len),
+		      show(b->out + ln->start, len),
+		      at ? " (a name was rewritten ahead there, but not as the rule allows)" : "");
+		return;
+	}
+	if (e->failed)
+		return;
+	for (size_t h = 0, g = 0;; h++, g++) {
+		int ina, inb;
+
+		while (h < a->n_hits && excused(a->hits[h].off, n_excused))
+			h++;
+		while (g < b->n_hits && excused(b->hits[g].off, n_excused))
+			g++;
+		ina = h < a->n_hits && a->hits[h].off < cutoff;
+		inb = g < b->n_hits && b->hits[g].off < cutoff;
+		if (!ina && !inb)
+			break;
+		if (ina != inb || a->hits[h].off != b->hits[g].off ||
+		    a->hits[h].rule != b->hits[g].rule)
+			return failf(e, "%s and %s runs report different matches (#%zu: %s)",
+				     run_name[base], run_name[kind], h,
+				     ina ? (inb ? "other rule or place" : "missing in the split run") :
+					   "extra in the split run");
+	}
+	/* How a run ended: a drop, a halt or a stream that is no HTTP the same
+	 * way in both (a name cut at the very end may leave one in NAME). */
+	if (cutoff == in->len && a->end_phase != b->end_phase &&
+	    (a->end_phase >= HS_PH_NOT_HTTP || b->end_phase >= HS_PH_NOT_HTTP))
+		failf(e, "%s run ends in phase %d, %s run in phase %d", run_name[base],
+		      a->end_phase, run_name[kind], b->end_phase);
+}
+
+/* SC_DEBUG=1: show what each run made of the stream (for triage). */
+static void dump(const struct sc_input *in)
+{
+	const char *at = getenv("SC_DEBUG_AT");
+
+	if (at) {
+		/* SC_DEBUG_AT=FROM,TO: bytes and classes of each run there. */
+		size_t lo = strtoul(at, NULL, 10), hi = strchr(at, ',') ? strtoul(strchr(at, ',') + 1, NULL, 10) : lo + 64;
+
+		hi = hi > in->len ? in->len : hi;
+		for (int k = 0; k < RUN_KINDS; k++) {
+			fprintf(stderr, "%-18s ", run_name[k]);
+			for (size_t i = lo; i < hi; i++)
+				fprintf(stderr, "%s", show(g_runs[k].out + i, 1));
+			fprintf(stderr, "\n%-18s ", "");
+			for (size_t i = lo; i < hi; i++)
+				fprintf(stderr, "%-*c", (int)strlen(show(in->stream + i, 1)), "-RFB"[g_runs[k].cls[i]]);
+			fputc('\n', stderr);
+		}
+		return;
+	}
+	fprintf(stderr, "mode %#x, list %zu bytes, %zu cuts, stream %zu bytes\n", in->mode,
+		g_list.text_len, in->n_cuts, in->len);
+	for (int k = 0; k < RUN_KINDS; k++) {
+		const struct sc_run *r = &g_runs[k];
+
+		fprintf(stderr, "%s: phase %d, delivered %zu, stopped %zu, %zu matches, %zu ahead\n  ",
+			run_name[k], r->end_phase, r->delivered, r->stopped, r->n_hits, r->n_premask);
+		for (size_t i = 0; i < in->len; i++) {
+			fputc(r->out[i] >= 0x20 && r->out[i] < 0x7f ? r->out[i] : '.', stderr);
+			if (r->out[i] == '\n')
+				fputs("\n  ", stderr);
+		}
+		fputs("\n  ", stderr);
+		for (size_t i = 0; i < in->len; i++) {
+			fputc("-RFB"[r->cls[i]], stderr);
+			if (in->stream[i] == '\n')
+				fputs("\n  ", stderr);
+		}
+		fputc('\n', stderr);
+	}
+}
+
+/* Is the first segment scanned with HS_OPT_UNTRACKED (mid-connection,
+ * --untracked scan)? */
+static int untracked_scan(const struct sc_input *in)
+{
+	int untracked = (in->mode >> SC_MODE_UNTRACKED_SHIFT) & 3;
+
+	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
+}
+
+/*
+ * Does the first segment of run @kind end before the stream's first line
+ * does (a line end after a byte that is not blank)? Then the scanner goes
+ * line by line from the connection's first byte (scan.h: a connection
+ * first seen mid-way), and the run is held to the untracked reference.
+ */
+static int first_line_cut(const struct sc_input *in, int kind)
+{
+	size_t n = seg_len(in, kind, 0, in->len), i = 0;
+
+	if (!untracked_scan(in))
+		return 0;
+	while (i < n && (lib_blank(in->stream[i]) || in->stream[i] == '\r' ||
+			 in->stream[i] == '\n'))
+		i++;
+	while (i < n && in->stream[i] != '\r' && in->stream[i] != '\n')
+		i++;
+	return i == n;
+}
+
+int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
+{
+	struct sc_err e = { .buf = why, .size = why_size };
+	struct sc_input in;
+	size_t n_lines;
+
+	if (why_size)
+		why[0] = 0;
+	split_input(data, size, &in);
+	load_list(&in);
+	n_lines = lib_lines(in.stream, in.len, g_lines, SC_MAX_LINES);
+	for (int k = 0; k < RUN_KINDS && !e.failed; k++) {
+		if (k == RUN_UNTRACKED && !untracked_scan(&in))
+			continue;
+		run_stream(&in, k, &g_runs[k], &e);
+		g_n_rlines[k] = run_lines(&g_runs[k], n_lines, g_rlines[k]);
+		if (!e.failed)
+			check_run(&in, k, &g_runs[k], &e);
+	}
+	for (int k = RUN_CUTS; k <= RUN_BYTES && !e.failed; k++)
+		compare_runs(&in, first_line_cut(&in, k) ? RUN_UNTRACKED : RUN_WHOLE, k, n_lines,
+			     &e);
+	if (getenv("SC_DEBUG"))
+		dump(&in);
+	return e.failed ? -1 : 0;
+}

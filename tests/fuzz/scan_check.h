@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The scanner fuzzer's oracle: one input drives the shared scanner
+ * (include/hdrstrip/scan.h, trie.h) the way bpf/hdrstrip.bpf.c drives it,
+ * over the same stream cut three ways, and checks what came out. The unit
+ * tests replay the fuzzer's findings through the same function.
+ *
+ * Input layout:
+ *   byte 0    mode: bit 0 the first segment belongs to a connection with no
+ *             state (attached mid-connection); bits 1-2 --untracked (0 or 3
+ *             scan, 1 pass, 2 drop); bit 3 --on-error pass; bits 4-7 extra
+ *             bytes before the payload (0-15: the checksum's byte parity)
+ *   then      header list text, up to a NUL byte
+ *   then      segment lengths (one byte each, 1-255, repeated), up to a NUL
+ *   then      the request stream (at most SC_MAX_STREAM bytes are used)
+ * With fewer than two NUL bytes after byte 0, all of it is the stream and a
+ * built-in list and segmentation are used. A list the parser refuses is
+ * replaced by the built-in one, so every input scans something.
+ */
+#ifndef HDRSTRIP_FUZZ_SCAN_CHECK_H
+#define HDRSTRIP_FUZZ_SCAN_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SC_MAX_STREAM 8192
+
+#define SC_MODE_FRESH 0x01
+#define SC_MODE_UNTRACKED_SHIFT 1
+#define SC_MODE_ON_ERROR_PASS 0x08
+
+/* 0 if every oracle holds; otherwise -1 with what failed in @why. */
+int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size);
+
+/* Build an input from its parts (for seeds and tests); returns its size,
+ * or 0 if @cap is too small. */
+size_t sc_build(uint8_t *out, size_t cap, uint8_t mode, const char *list, const uint8_t *cuts,
+		size_t n_cuts, const uint8_t *stream, size_t len);
+
+#endif /* HDRSTRIP_FUZZ_SCAN_CHECK_H */
