@@ -1,15 +1,19 @@
 # Benchmarks (results go to BENCHMARKS.md).
-#   make bench                   every benchmark
+#   make bench                   every benchmark that needs no network namespace
 #   make bench-lookup            ns per header-name lookup: trie vs gperf vs hash set
 #   make bench-lookup-callgrind  instructions per lookup, counted by callgrind
-.PHONY: bench-lookup bench-lookup-callgrind
+#   make bench-seed              per request: the seed's approach and its successors, in C
+#   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
+#   make bench-scaling           cost against header-block and list size, plotted (root)
+#   make bench-e2e               real traffic through veth in namespaces (root)
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-scaling bench-e2e
 
 BENCH_OUT := $(OUTPUT)/bench
 BENCH_LOOKUP := $(BENCH_OUT)/bench_lookup
 # Extra arguments, e.g. BENCH_ARGS='--reps 31 --passes 10'.
 BENCH_ARGS ?=
 
-bench: bench-lookup bench-lookup-callgrind
+bench: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-scaling
 
 bench-lookup: $(BENCH_LOOKUP)
 	$(Q)$(BENCH_LOOKUP) --corpus $(CORPUS) $(BENCH_ARGS)
@@ -36,4 +40,66 @@ $(BENCH_LOOKUP): bench/bench_lookup.c $(BENCH_OUT)/gperf_118.c $(BENCH_OUT)/gper
 		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_lookup.c $(PURE_SRCS) -o $@
+
+# Header lists of 10, 100 and 1,000 names (list-size scaling, memory, updates).
+BENCH_LISTS := $(BENCH_OUT)/lists
+BENCH_LIST_FILES := $(BENCH_LISTS)/names-10.txt $(BENCH_LISTS)/names-100.txt \
+	$(BENCH_LISTS)/names-1000.txt
+
+$(BENCH_LIST_FILES) &: $(CORPUS)/internal-headers.txt bench/gen-lists.sh | $(BENCH_OUT)
+	$(call msg,GEN,$(BENCH_LISTS))
+	$(Q)bench/gen-lists.sh $< $(BENCH_LISTS)
+
+# The empty and floor programs the data-plane figures are set against.
+BENCH_BPF_OBJS := $(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o
+
+$(BENCH_OUT)/%.bpf.o: bench/bpf/%.bpf.c | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+BENCH_DATAPLANE := $(BENCH_OUT)/bench_dataplane
+BENCH_HARNESS_SRCS := tests/pkt/harness.c tests/pkt/builder.c
+
+$(BENCH_DATAPLANE): bench/bench_dataplane.c bench/bench_util.h $(BENCH_HARNESS_SRCS) \
+		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(BENCH_OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt bench/bench_dataplane.c $(BENCH_HARNESS_SRCS) \
+		$(PURE_SRCS) $(LIBS) -o $@
+
+BENCH_DP_ARGS = --obj $(BPF_OBJ) --empty $(BENCH_OUT)/empty.bpf.o \
+	--floor $(BENCH_OUT)/floor.bpf.o --corpus $(CORPUS) --lists $(BENCH_LISTS)
+
+# Exit code 77 (not root) is a skip, as in the tests.
+bench-dataplane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
+	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what dataplane,memory $(BENCH_ARGS) || \
+		[ $$? -eq 77 ]
+
+# The figures go to bench/results/ (committed with BENCHMARKS.md).
+BENCH_RESULTS := bench/results
+
+bench-scaling: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
+	$(Q)mkdir -p $(BENCH_RESULTS)
+	$(Q)rc=0; $(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what scaling --out $(BENCH_RESULTS) \
+		$(BENCH_ARGS) || rc=$$?; \
+	if [ $$rc -eq 0 ]; then \
+		gnuplot -e "dir='$(BENCH_RESULTS)'" bench/plot-scaling.gp && \
+		echo "  PLOT     $(BENCH_RESULTS)/scaling-fields.png $(BENCH_RESULTS)/scaling-list.png"; \
+	else \
+		[ $$rc -eq 77 ]; \
+	fi
+
+# Real traffic in network namespaces (tests/e2e/lib.sh's topology): root.
+bench-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(BENCH_LIST_FILES)
+	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
+		bench/bench-e2e.sh
+
+BENCH_SEED := $(BENCH_OUT)/bench_seed
+
+$(BENCH_SEED): bench/bench_seed.c bench/bench_util.h bench/hset.h $(BENCH_OUT)/gperf_internal.c \
+		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_seed.c $(PURE_SRCS) -o $@
+
+bench-seed: $(BENCH_SEED)
+	$(Q)$(BENCH_SEED) --corpus $(CORPUS) $(BENCH_ARGS)
 include bench/stream.mk

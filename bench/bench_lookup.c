@@ -15,15 +15,15 @@
  * bench/callgrind-lookup.sh turns the dumps into instructions per lookup.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <valgrind/callgrind.h>
 
+#include "bench_util.h"
 #include "compile.h"
+#include "hset.h"
 
 /* What the generated gperf tables hold: the name and its rule index. */
 struct bench_gperf_entry {
@@ -59,19 +59,6 @@ struct names {
 	__u32 n;
 };
 
-/* Plain open addressing with linear probing; rule1 == 0 marks a free slot. */
-struct hset_slot {
-	__u32 hash;
-	__u16 len;
-	__u16 rule1;
-	const char *name; /* lower case */
-};
-
-struct hset {
-	struct hset_slot *slots;
-	__u32 mask;
-};
-
 typedef const struct bench_gperf_entry *(*gperf_fn)(const char *str, size_t len);
 
 struct bench_set {
@@ -105,32 +92,6 @@ struct bench_opts {
 	int callgrind;
 };
 
-static __attribute__((format(printf, 1, 2), noreturn)) void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "bench_lookup: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-static void warn_list(const char *msg)
-{
-	fprintf(stderr, "bench_lookup: warning: %s\n", msg);
-}
-
 /*
  * Compiler barriers. opaque() hides where a name pointer came from, so no
  * lookup can be merged with one of an earlier pass; keep() makes the result
@@ -146,74 +107,6 @@ static __always_inline const char *opaque(const char *p)
 static __always_inline void keep(__u32 *v)
 {
 	__asm__ volatile("" : "+r"(*v));
-}
-
-static __u8 lower(__u8 c)
-{
-	return c + ((__u8)(c - 'A') < 26 ? 'a' - 'A' : 0);
-}
-
-/* FNV-1a over the lower-cased bytes. */
-static __always_inline __u32 fnv1a_lower(const char *p, __u32 len)
-{
-	__u32 h = 2166136261u;
-
-	for (__u32 i = 0; i < len; i++) {
-		h ^= lower(p[i]);
-		h *= 16777619u;
-	}
-	return h;
-}
-
-static __always_inline int eq_lower(const char *lc, const char *p, __u32 len)
-{
-	for (__u32 i = 0; i < len; i++)
-		if (lc[i] != lower(p[i]))
-			return 0;
-	return 1;
-}
-
-static __always_inline __u32 hset_lookup(const struct hset *s, const char *p, __u32 len)
-{
-	__u32 h = fnv1a_lower(p, len), i = h & s->mask;
-
-	for (;;) {
-		const struct hset_slot *sl = &s->slots[i];
-
-		if (!sl->rule1)
-			return 0;
-		if (sl->hash == h && sl->len == len && eq_lower(sl->name, p, len))
-			return sl->rule1;
-		i = (i + 1) & s->mask;
-	}
-}
-
-static void hset_build(struct hset *s, const struct hs_list *l)
-{
-	__u32 cap = 8;
-
-	/* Load factor at most 1/2. */
-	while (cap < 2 * l->n)
-		cap *= 2;
-	s->slots = xcalloc(cap, sizeof(*s->slots));
-	s->mask = cap - 1;
-	for (__u32 r = 0; r < l->n; r++) {
-		const struct hs_name *nm = &l->names[r];
-		char *lc = xcalloc(nm->len + 1, 1);
-		__u32 i;
-
-		if (nm->prefix)
-			die("prefix rule \"%s\": the hash set cannot match prefixes", nm->orig);
-		for (__u32 k = 0; k < nm->len; k++)
-			lc[k] = lower(nm->orig[k]);
-		i = fnv1a_lower(lc, nm->len) & s->mask;
-		while (s->slots[i].rule1)
-			i = (i + 1) & s->mask;
-		s->slots[i] = (struct hset_slot){ .hash = fnv1a_lower(lc, nm->len),
-						  .len = nm->len,
-						  .rule1 = r + 1,
-						  .name = lc };
-	}
 }
 
 static void load_names(const char *path, struct names *nm)
@@ -405,33 +298,6 @@ static __u32 run(const struct bench_set *s, enum method m, const struct names *n
 	default:
 		return run_loop(nm, passes);
 	}
-}
-
-/*
- * This thread's CPU time, not wall time: on a shared machine the process is
- * often preempted in the middle of a sample, and wall time would count the
- * other process's slice. What is left (caches and branch predictors shared
- * with the other process, the hypervisor's own noise) the medians absorb.
- */
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 static void time_set(struct bench_set *s, const struct bench_opts *o)

@@ -13,7 +13,7 @@ PKGS=(
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
 	nodejs valgrind libclang-rt-14-dev man-db groff-base systemd
 	# benchmarks
-	gperf wrk gnuplot-nox
+	gperf wrk gnuplot-nox linux-perf procps
 )
 
 missing=()
