@@ -208,7 +208,7 @@ static int query_tc(const struct dev *d, int hook, struct dev_state *st)
 /* hdrstrip's sockops program on a cgroup. */
 static int query_cgroup(const struct dev *d, struct dev_state *st)
 {
-	__u32 ids[64], cnt = HS_ARRAY_SIZE(ids), flags = 0;
+	__u32 ids[64] = { 0 }, cnt = HS_ARRAY_SIZE(ids), flags = 0;
 
 	if (bpf_prog_query(d->cgroup_fd, BPF_CGROUP_SOCK_OPS, 0, &flags, ids, &cnt))
 		return errno == ENOENT ? 0 : -errno;
@@ -246,7 +246,7 @@ int dev_attached_hooks(const struct dev_state *st)
 /* Open hdrstrip's maps among the maps program @prog_id uses. */
 static int maps_of_prog(__u32 prog_id, struct dev_maps *m)
 {
-	__u32 ids[16], len;
+	__u32 ids[16] = { 0 }, len; /* zeroed: see map_in_use() */
 	struct bpf_prog_info info;
 	int fd, r, found = 0;
 
@@ -442,7 +442,9 @@ int map_in_use(int map_fd)
 	if (bpf_obj_get_info_by_fd(map_fd, &mi, &mlen))
 		return 0;
 	while (!bpf_prog_get_next_id(id, &id)) {
-		__u32 ids[16];
+		/* Zeroed: the kernel fills it through a pointer, which valgrind
+		 * cannot see. */
+		__u32 ids[16] = { 0 };
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_prog_get_fd_by_id(id);
