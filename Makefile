@@ -90,6 +90,7 @@ include tests/e2e/e2e.mk
 include bench/bench.mk
 include packaging/packaging.mk
 include tests/fuzz/fuzz.mk
+include tests/verifier/verifier.mk
 
 # Every layer, each in its own make so a failure names its layer.
 TEST_LAYERS := test-unit test-lib test-vlog test-install test-pkt test-e2e test-ops
