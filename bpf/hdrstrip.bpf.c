@@ -69,7 +69,7 @@ struct scan_ctx {
  * a 64 KiB payload even when every byte takes a step of its own, twice (a
  * masked name is walked again to be rewritten).
  */
-#define HS_STEPS_PER_CALL 16
+#define HS_STEPS_PER_CALL 8
 #define HS_MAX_CALLS (2 * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
 
 static __always_inline long scan_some(struct scan_ctx *c, const int xdp)

@@ -101,7 +101,7 @@ unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 
 /* The scanner keeps offsets below this: a header block must end within
  * the first HS_MASK_MAX_BYTES bytes of the buffer to be scanned whole. */
-#define HS_MASK_MAX_BYTES 65520u
+#define HS_MASK_MAX_BYTES 65472u
 
 /* What hs_mask_headers found. */
 enum hs_mask_status {

@@ -133,7 +133,7 @@ enum hs_step {
  * packet accesses whose offset plus size stays within 64 KiB (MAX_PACKET_OFF),
  * and an 8-byte load at the last offset must fit too.
  */
-#define HS_MAX_BUF 0xfff0
+#define HS_MAX_BUF 0xffc0
 
 /* The part of the state that lives from one buffer to the next. */
 struct hs_stream {
@@ -630,8 +630,8 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 	return HS_STEP_MATCH;
 }
 
-/* Request line, one byte. */
-HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
+/* Request line, one byte (@p, @data_end: where it is, for a word). */
+HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b, __u32 pos)
 {
 	int blank = hs_is_blank(b), eol = hs_is_eol(b);
 	__u32 i = hs_col(s, pos);
@@ -682,6 +682,15 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 b, __u32 pos)
 			goto not_http;
 		s->st.phase = HS_PH_REQ_VERSION;
 		s->mask_start = hs_off(pos);
+		if (pos + 8 <= s->end && p + 8 <= data_end) {
+			/* "HTTP/1.1" or "HTTP/1.0" in one step. */
+			__u64 w = hs_load64(p) | (1ULL << 56);
+
+			if (w == 0x312e312f50545448ULL) {
+				s->pos = hs_off(pos + 8);
+				return HS_STEP_MORE;
+			}
+		}
 		break;
 	case HS_PH_REQ_VERSION:
 		if (i < 5) {
@@ -980,7 +989,7 @@ HS_INLINE int hs_step_body(struct hs_scan *s, __u32 pos)
  * Eight bytes at once where only a line end matters. Returns 1 when it
  * consumed bytes, 0 when the byte at @pos needs the byte-wise path.
  */
-HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
+HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
 {
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
@@ -995,6 +1004,24 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 	k = stop ? hs_first_byte(stop) : 8;
 	if (!k)
 		return 0;
+	if (k == 8 && s->st.phase == HS_PH_SKIP) {
+		/* A long value: a few more words in this step. */
+		int i;
+
+		for (i = 0; i < 3; i++) {
+			if (pos + k + 8 > s->end || p + k + 8 > data_end)
+				break;
+			w = hs_load64(p + k);
+			stop = hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+			if (stop) {
+				k += hs_first_byte(stop);
+				break;
+			}
+			k += 8;
+		}
+		s->pos = hs_off(pos + k);
+		return 1;
+	}
 	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
 		/* Only plain filler ('x') is written a word at a time. */
 		__u64 keep = k == 8 ? 0 : ~0ULL << (8 * k);
@@ -1004,6 +1031,60 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u32 pos)
 		s->csum_acc += hs_csum_word(s, pos, nw) + 5 * 0xffffULL - hs_csum_word(s, pos, w);
 	}
 	s->pos = hs_off(pos + k);
+	return 1;
+}
+
+/*
+ * The fast lane for kept lines: at the line end of a kept field, when the
+ * next line's first few bytes already settle it as another kept field (no
+ * listed name and no framing name starts so), go straight to skipping that
+ * line. It is what hs_end_line(), hs_step_line_start() and the NAME steps
+ * would do, in one step instead of four or more. Not in remove mode, which
+ * marks each line's start.
+ */
+HS_INLINE int hs_name_byte_plain(__u8 b)
+{
+	return !hs_is_eol(b) && !hs_is_blank(b) && b != ':';
+}
+
+#define HS_FAST_NAME_BYTES 4
+
+HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8 *p,
+				__u8 *data_end, __u8 b, __u32 pos)
+{
+	__u32 eol = b == '\r' ? 2 : 1, ts = HS_TRIE_ROOT, i;
+	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
+	__u8 *q;
+
+	if (s->opts & HS_OPT_REMOVE)
+		return 0;
+	if (pos + eol + HS_FAST_NAME_BYTES > s->end || p + 2 > data_end)
+		return 0;
+	if (b == '\r' && p[1] != '\n')
+		return 0;
+	q = p + eol;
+	if (q + HS_FAST_NAME_BYTES > data_end)
+		return 0;
+	/* The next name's first bytes: settled once neither the list nor a
+	 * framing name can match, all of them plain name bytes. */
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < HS_FAST_NAME_BYTES; i++) {
+		nb = q[i];
+		if (!hs_name_byte_plain(nb))
+			return 0;
+		ts = hs_trie_step(t, ts, nb);
+		fc = hs_framing_step(fc, nb, i);
+		if (ts == HS_TRIE_DEAD && !fc)
+			break;
+	}
+	if (i == HS_FAST_NAME_BYTES)
+		return 0;
+	s->seen++;
+	s->st.flags = HS_SF_PREV_LF;
+	s->st.req &= ~HS_RQ_PREV_FRAMING;
+	s->pos = hs_off(pos + eol + i + 1);
 	return 1;
 }
 
@@ -1078,7 +1159,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	     (phase == HS_PH_MASK &&
 	      ((s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) == HS_SF_FILL_X ||
 	       (!(s->st.flags & HS_SF_FILL_X) && hs_col(s, pos) >= s->st.name_fill + 2u)))) &&
-	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, pos))
+	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, data_end, pos))
 		return HS_STEP_MORE;
 
 	b = *p;
@@ -1114,6 +1195,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_SKIP:
 		if (hs_is_eol(b)) {
+			if (hs_skip_next_line(s, t, p, data_end, b, pos))
+				return HS_STEP_MORE;
 			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else {
@@ -1213,7 +1296,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	case HS_PH_CHUNK_END:
 		return hs_step_chunk(s, b, pos);
 	default:
-		return hs_step_request(s, b, pos);
+		return hs_step_request(s, p, data_end, b, pos);
 	}
 }
 

@@ -388,7 +388,13 @@ static void test_mask_limit(void **state)
 	memset(buf + o, 'a', len - o);
 	assert_int_equal(hs_mask_headers(m, buf, len, &res), HS_MASK_INCOMPLETE);
 	assert_true(res.scanned <= HS_MASK_MAX_BYTES);
-	assert_memory_equal(buf + HS_MASK_MAX_BYTES + 32, "X-Internal-Auth: 0123456789abc\r\n", 32);
+	{
+		/* The first whole record past the window is untouched. */
+		size_t first = strlen(head) +
+			       32 * ((HS_MASK_MAX_BYTES - strlen(head) + 31) / 32);
+
+		assert_memory_equal(buf + first, "X-Internal-Auth: 0123456789abc\r\n", 32);
+	}
 	assert_memory_equal(buf + strlen(head), "x-hdrstrip: xxxx", 16);
 	free(buf);
 	hs_free(m);
