@@ -93,7 +93,7 @@ include tests/fuzz/fuzz.mk
 include tests/verifier/verifier.mk
 
 # Every layer, each in its own make so a failure names its layer.
-TEST_LAYERS := test-unit test-lib test-vlog test-install test-pkt test-e2e test-ops
+TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-verifier test-pkt test-e2e test-ops
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all
