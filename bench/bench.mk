@@ -103,3 +103,4 @@ $(BENCH_SEED): bench/bench_seed.c bench/bench_util.h bench/hset.h $(BENCH_OUT)/g
 bench-seed: $(BENCH_SEED)
 	$(Q)$(BENCH_SEED) --corpus $(CORPUS) $(BENCH_ARGS)
 include bench/stream.mk
+include bench/proxy.mk

@@ -1,0 +1,24 @@
+# Proxy mode (results in BENCHMARKS.md, "Proxy mode"), root:
+#   make bench-proxy   wrk in a cgroup (client namespace) against nginx in a
+#                      server namespace, without and with hdrstrip on the
+#                      cgroup, alternated; the sk_msg program's ns per run
+#                      (BPF statistics); ns per send() of a ~700-byte request
+#                      on a loopback connection: without, with a pass-only
+#                      sk_msg floor, with hdrstrip
+# Knobs: DURATION (s per wrk run), ROUNDS, CONNS, SENDS (see bench/bench-proxy.sh).
+.PHONY: bench-proxy
+
+BENCH_SENDLOOP := $(BENCH_OUT)/proxy_sendloop
+BENCH_PROXY_FLOOR := $(BENCH_OUT)/proxy_floor.bpf.o
+
+$(BENCH_SENDLOOP): bench/proxy_sendloop.c | $(BENCH_OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) -pthread $< -o $@
+
+$(BENCH_PROXY_FLOOR): bench/bpf/proxy_floor.bpf.c | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+bench-proxy: $(OUTPUT)/hdrstrip $(PROXY_OBJ) $(BENCH_SENDLOOP) $(BENCH_PROXY_FLOOR)
+	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) SENDLOOP=$(abspath $(BENCH_SENDLOOP)) \
+		FLOOR_OBJ=$(abspath $(BENCH_PROXY_FLOOR)) bench/bench-proxy.sh
