@@ -207,6 +207,23 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 	return -1;
 }
 
+/* Data sent in a SYN (TCP Fast Open) leaves before sockops may put the
+ * connection into the sockhash: say so when clients may use it here. */
+static void warn_fastopen(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_fastopen", "r");
+	int v = 0;
+
+	if (!f)
+		return;
+	if (fscanf(f, "%d", &v) == 1 && (v & 1))
+		pr_warn("TCP Fast Open is on for clients (net.ipv4.tcp_fastopen=%d): a request a "
+			"process sends in its SYN is not filtered; set net.ipv4.tcp_fastopen=%d to "
+			"turn it off",
+			v, v & ~1);
+	fclose(f);
+}
+
 /* Resolve a cgroup directory, printing the error. */
 static int resolve_cgroup(const char *path, struct dev *d)
 {
@@ -420,6 +437,8 @@ int cmd_attach(int argc, char **argv)
 			counters_add(&m, __builtin_offsetof(struct hs_counters, conns_preexisting) / 8,
 				     count_preexisting(&d, cfg.ports));
 		r = proxy_attach(&d);
+		if (!r)
+			warn_fastopen();
 	} else {
 		r = hook_attach(&d, &ao, &mode, &legacy, &qcreated);
 	}

@@ -97,14 +97,16 @@ assert_ge() { # ACTUAL MIN WHAT
 	log "ok: $3 = $1 (>= $2)"
 }
 
+# The text goes to grep as a here-string, not through a pipe: with
+# pipefail, grep -q closing the pipe early made printf fail a good match.
 assert_match() { # TEXT REGEX WHAT  (grep -E, case-insensitive)
-	printf '%s\n' "$1" | grep -qiE -- "$2" ||
+	grep -qiE -- "$2" <<<"$1" ||
 		fail "$3: output does not match /$2/: $(printf '%s' "$1" | head -c 600)"
 	log "ok: $3"
 }
 
 assert_no_match() { # TEXT REGEX WHAT
-	if printf '%s\n' "$1" | grep -qiE -- "$2"; then
+	if grep -qiE -- "$2" <<<"$1"; then
 		fail "$3: output matches /$2/: $(printf '%s' "$1" | head -c 600)"
 	fi
 	log "ok: $3"
@@ -137,7 +139,7 @@ require_cli() {
 	[ -x "$HDRSTRIP" ] || skip "$HDRSTRIP is not built (run make)"
 	local c
 	for c in "$@"; do
-		"$HDRSTRIP" --help 2>/dev/null | grep -qE "^  $c " ||
+		grep -qE "^  $c " <<<"$("$HDRSTRIP" --help 2>/dev/null)" ||
 			skip "hdrstrip has no '$c' command yet"
 	done
 }
@@ -473,7 +475,7 @@ drop_once_load() {
 DROP_QDISC_MADE=()
 drop_once_attach() {
 	local ns=$1 dev=$2 dir=$3
-	if ! nsenter --net="/run/netns/$ns" tc qdisc show dev "$dev" | grep -q clsact; then
+	if ! grep -q clsact <<<"$(nsenter --net="/run/netns/$ns" tc qdisc show dev "$dev")"; then
 		step "clsact qdisc on $dev for drop_once" \
 			nsenter --net="/run/netns/$ns" tc qdisc add dev "$dev" clsact
 		DROP_QDISC_MADE+=("$ns $dev")

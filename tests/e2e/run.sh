@@ -35,7 +35,7 @@ for t in "${tests[@]}"; do
 	rc=$?
 	# A test names its namespaces and its own pins after its pid (lib.sh);
 	# none may stay.
-	if ip netns list 2>/dev/null | grep -qE -- "^hse2e-[a-z]+-$pid( |\$)"; then
+	if grep -qE -- "^hse2e-[a-z]+-$pid( |\$)" <<<"$(ip netns list 2>/dev/null)"; then
 		printf '%s left namespaces behind: %s\n' "$name" \
 			"$(ip netns list | grep -E -- "^hse2e-[a-z]+-$pid( |\$)" | tr '\n' ' ')" |
 			tee -a "$logdir/$name.log"

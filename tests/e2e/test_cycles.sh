@@ -71,9 +71,9 @@ EOF
 quick_clean() { # WHAT
 	local out
 	out=$(ip -n "$NS" link show dev "$DEV")
-	printf '%s' "$out" | grep -qE 'xdp|prog/' && fail "$1: an XDP program is left on $DEV"
+	grep -qE 'xdp|prog/' <<<"$out" && fail "$1: an XDP program is left on $DEV"
 	out=$(ip netns exec "$NS" tc qdisc show dev "$DEV")
-	printf '%s' "$out" | grep -q clsact && fail "$1: a clsact qdisc is left on $DEV"
+	grep -q clsact <<<"$out" && fail "$1: a clsact qdisc is left on $DEV"
 	[ ! -e "$BPFFS_ROOT/$DEV" ] || fail "$1: pins left in $BPFFS_ROOT/$DEV: $(ls "$BPFFS_ROOT/$DEV")"
 	return 0
 }

@@ -31,7 +31,7 @@ vg() {
 	local want=$1 what=$2
 	shift 2
 	expect_exit "$want" "valgrind: $what" "${VG[@]}" "$HDRSTRIP" "$@"
-	if printf '%s\n' "$EXPECT_OUT" | grep -qE '^==[0-9]+=='; then
+	if grep -qE '^==[0-9]+==' <<<"$EXPECT_OUT"; then
 		printf '%s\n' "$EXPECT_OUT" | grep -E '^==[0-9]+==' | head -40 | sed 's/^/    | /' >&2
 		fail "valgrind: $what: memcheck reported errors"
 	fi
