@@ -91,6 +91,7 @@ include bench/bench.mk
 include packaging/packaging.mk
 include tests/fuzz/fuzz.mk
 include tests/verifier/verifier.mk
+include tests/lint/lint.mk
 
 # Every layer, each in its own make so a failure names its layer.
 TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-verifier test-pkt test-e2e test-ops

@@ -31,8 +31,14 @@ void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Map a -errno from the pure layers to an exit code. */
-int exit_code_for(int err, int bad_input);
+/* Map a -errno from the pure layers to an exit code. Inline, so that every
+ * caller (and a static analyser) sees that an error never maps to EXIT_OK. */
+static inline int exit_code_for(int err, int bad_input)
+{
+	if (!err)
+		return EXIT_OK;
+	return bad_input ? EXIT_USAGE : EXIT_FAIL;
+}
 
 /* Shared usage helper: prints "Usage: hdrstrip CMD ..." text and returns
  * EXIT_USAGE (or EXIT_OK when @ok). */

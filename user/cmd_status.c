@@ -880,7 +880,7 @@ int cmd_stats(int argc, char **argv)
 	if (o.json && !(o.dev || o.cgroup))
 		printf("[\n");
 	for (int i = 0; i < n; i++) {
-		struct hs_counters c;
+		struct hs_counters c = { 0 };
 		const __u64 *v = (const __u64 *)&c;
 		int r = counters_read(&f[i].m, &c);
 

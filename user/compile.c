@@ -221,7 +221,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	t->n_syms = nsym;
 	t->max_depth = maxd;
 
-	b.sorted = calloc(l->n, sizeof(*b.sorted));
+	b.sorted = calloc(l->n, sizeof(*b.sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	b.rule_of = calloc(l->n, sizeof(*b.rule_of));
 	b.name_off = calloc(l->n, sizeof(*b.name_off));
 	b.queue = calloc(HS_MAX_NODES, sizeof(*b.queue));
@@ -233,7 +233,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	}
 	for (i = 0; i < l->n; i++)
 		b.sorted[i] = &l->names[i];
-	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name);
+	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	for (i = 0; i < l->n; i++)
 		b.rule_of[i] = b.sorted[i] - l->names;
 	store_names(&b, l->n);
@@ -247,7 +247,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	 * branching node), so the spare node stays empty. */
 	if (t->n_nodes > HS_TRIE_SPARE) {
 		snprintf(err->msg, sizeof(err->msg), "%u nodes: more than the trie holds (%u)",
-			 t->n_nodes, HS_TRIE_SPARE);
+			 t->n_nodes, (unsigned int)HS_TRIE_SPARE);
 		err->bad_input = 0;
 		r = -E2BIG;
 		goto out;
@@ -298,7 +298,8 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 	if (t->magic != HS_TRIE_MAGIC || t->version != HS_TRIE_VERSION) {
 		snprintf(err->msg, sizeof(err->msg),
 			 "not a hdrstrip trie (magic %#x version %u; expected %#x version %u)",
-			 t->magic, t->version, HS_TRIE_MAGIC, HS_TRIE_VERSION);
+			 t->magic, (unsigned int)t->version, HS_TRIE_MAGIC,
+			 (unsigned int)HS_TRIE_VERSION);
 		return -EINVAL;
 	}
 	if (!t->n_nodes || t->n_nodes > HS_TRIE_SPARE || !t->n_rules || t->n_rules > HS_MAX_NAMES ||
@@ -312,7 +313,7 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 	 * admit no name. */
 	if (t->nodes[HS_TRIE_SPARE].name_lens || t->nodes[HS_TRIE_SPARE].last_syms) {
 		snprintf(err->msg, sizeof(err->msg), "trie's spare node %u is not empty",
-			 HS_TRIE_SPARE);
+			 (unsigned int)HS_TRIE_SPARE);
 		return -EINVAL;
 	}
 	/* hs_trie_lookup trusts the flag to skip prefix handling. */

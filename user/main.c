@@ -51,13 +51,6 @@ void pr_info(const char *fmt, ...)
 	va_end(ap);
 }
 
-int exit_code_for(int err, int bad_input)
-{
-	if (!err)
-		return EXIT_OK;
-	return bad_input ? EXIT_USAGE : EXIT_FAIL;
-}
-
 int usage_out(const char *text, int ok)
 {
 	fputs(text, ok ? stdout : stderr);

@@ -296,8 +296,8 @@ static void test_mask_basic(void **state)
 	memcpy(out, req, len);
 	assert_int_equal(hs_mask_headers(m, out, len, NULL), HS_MASK_DONE);
 	assert_memory_equal(out, want, len);
-	free(out);
 	assert_int_equal(hs_mask_headers(NULL, out, len, NULL), -EINVAL);
+	free(out);
 	assert_int_equal(hs_mask_headers(m, NULL, 3, NULL), -EINVAL);
 	hs_free(m);
 }
@@ -649,6 +649,8 @@ static void test_random_requests(void **state)
 	for (p = strtok(pool, "\n"); p && npool < 400; p = strtok(NULL, "\n"))
 		if (strcasecmp(p, "content-length") && strcasecmp(p, "transfer-encoding"))
 			names[npool++] = p;
+	if (!npool)
+		fail_msg("no names in %s", path);
 	req = malloc(16384);
 	for (int iter = 0; iter < 3000; iter++) {
 		size_t o = (size_t)snprintf(req, 16384, "%s /%u HTTP/1.1\r\n",

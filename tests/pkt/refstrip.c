@@ -247,7 +247,7 @@ static int check_request(const __u8 *c, size_t n, int has_eol, size_t *fail)
 	for (k = 0; k < 5; k++) {
 		if (i + k == n)
 			goto short_bad;
-		if (c[i + k] != "HTTP/"[k]) {
+		if (c[i + k] != (__u8)"HTTP/"[k]) {
 			*fail = i + k;
 			return -1;
 		}

@@ -103,6 +103,8 @@ static size_t gen_name(struct gen *g, char *buf, size_t max)
 		for (size_t i = 0; i < len; i++)
 			buf[i] = name_byte(r);
 	}
+	if (!len)
+		fail_msg("an empty name was generated");
 	/* A leading '#' is a comment, a trailing '*' a prefix rule. */
 	if (buf[0] == '#')
 		buf[0] = 'a';

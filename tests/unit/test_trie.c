@@ -28,7 +28,7 @@ static __u32 query(const struct fixture *fx, const void *q, size_t len, const ch
  */
 static void check_all_short(const struct fixture *fx)
 {
-	unsigned char pick[128], q[3];
+	unsigned char pick[128] = { 0 }, q[3];
 	size_t n = 0;
 	int seen[256] = { 0 };
 
@@ -615,7 +615,7 @@ static void test_every_name_byte(void **state)
 		 TEST_LIST_PATH, line64, byte64, byte64);
 	assert_string_equal(err.msg, want);
 
-	o = every_byte_list(text, sizeof(text), 1, &line64, &byte64);
+	every_byte_list(text, sizeof(text), 1, &line64, &byte64);
 	assert_int_equal(line64, 0);
 	fx_build(&fx, text, -1);
 	for (int c = 0x21; c < 0x7f; c++) {

@@ -376,15 +376,19 @@ char *corpus_read(const char *name, size_t *len)
 
 	assert_non_null(buf);
 	f = fopen(path, "rb");
-	if (!f)
+	if (!f) {
 		fail_msg("cannot open corpus file %s: %s (set CORPUS to the corpus directory)", path,
 			 strerror(errno));
+		return NULL; /* not reached: fail_msg() jumps out of the test */
+	}
 	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
 		if (n == cap) {
+			char *nb = realloc(buf, cap * 2 + 1);
+
+			assert_non_null(nb);
+			buf = nb;
 			cap *= 2;
-			buf = realloc(buf, cap + 1);
-			assert_non_null(buf);
 		}
 	}
 	assert_false(ferror(f));

@@ -215,15 +215,15 @@ static void forget_flows(int fd)
 			break;
 }
 
-static int set_config(struct bpf_object *obj, __u8 on_error, __u8 untracked)
+static int set_config(struct bpf_object *obj, int on_error, int untracked)
 {
 	struct hs_config cfg;
 	__u32 key = 0;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.active_slot = 1;
-	cfg.on_error = on_error;
-	cfg.untracked = untracked;
+	cfg.on_error = (__u8)on_error;
+	cfg.untracked = (__u8)untracked;
 	cfg.n_names = HS_MAX_NAMES;
 	cfg.ports[80 / 64] |= 1ULL << (80 % 64);
 	return bpf_map_update_elem(map_fd(obj, HS_MAP_CONFIG), &key, &cfg, BPF_ANY);
@@ -238,8 +238,9 @@ static int run(struct bpf_object *obj, int prog_fd, const char *payload, __u8 *o
 	struct pb_spec spec = { 0 };
 	struct pb_layout lay;
 	size_t n = pb_build(&spec, payload, strlen(payload), pkt, &lay);
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = pkt, .data_size_in = (__u32)n,
-		    .data_out = out, .data_size_out = PB_MAX_PKT, .repeat = 1);
+	struct bpf_test_run_opts o = { .sz = sizeof(o), .data_in = pkt,
+				       .data_size_in = (__u32)n, .data_out = out,
+				       .data_size_out = PB_MAX_PKT, .repeat = 1 };
 	char why[200];
 
 	forget_flows(map_fd(obj, HS_MAP_FLOWS));
@@ -270,8 +271,8 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 	miss[HS_MAX_NAME_LEN - 1] = '~';
 	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: h\r\n%s: secret\r\n%s: kept\r\n\r\n", hit,
 		 miss);
-	for (__u8 oe = HS_POLICY_DROP; oe <= HS_POLICY_PASS; oe++) {
-		for (__u8 ut = HS_POLICY_DROP; ut <= HS_POLICY_SCAN; ut++) {
+	for (int oe = HS_POLICY_DROP; oe <= HS_POLICY_PASS; oe++) {
+		for (int ut = HS_POLICY_DROP; ut <= HS_POLICY_SCAN; ut++) {
 			static const char *const pol[] = { "drop", "pass", "scan" };
 
 			snprintf(what, sizeof(what), "%s %s --on-error %s --untracked %s", label,

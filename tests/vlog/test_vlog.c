@@ -116,9 +116,12 @@ static char *slurp(const char *path)
 	assert_non_null(f);
 	do {
 		if (len + 4096 + 1 > cap) {
+			char *nb;
+
 			cap = (cap ? cap * 2 : 8192);
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
+			nb = realloc(buf, cap);
+			assert_non_null(nb);
+			buf = nb;
 		}
 		n = fread(buf + len, 1, cap - len - 1, f);
 		len += n;

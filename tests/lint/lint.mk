@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Static checks and formatting of the host code (user/, lib/, include/,
+# tests/); CI runs make lint (.ci/run).
+#
+#   make lint     clang-format (check only), cppcheck and clang-tidy
+#                 (.clang-tidy): every finding is an error
+#   make format   rewrite those files in the .clang-format style
+.PHONY: lint-format lint-cppcheck lint-tidy
+
+CLANG_FORMAT ?= clang-format-14
+CLANG_TIDY ?= clang-tidy-14
+CPPCHECK ?= cppcheck
+# BPF programs (*.bpf.c) are the verifier's to judge, not these tools'.
+LINT_SRCS := $(filter-out %.bpf.c,$(wildcard user/*.c lib/*.c tests/*/*.c))
+LINT_HDRS := $(wildcard include/hdrstrip/*.h user/*.h lib/*.h tests/*/*.h)
+LINT_INC := -Iinclude -Iuser -Ilib -I$(OUTPUT) -Itests/unit -Itests/pkt -Itests/fuzz
+LINT_DEFS := -DHDRSTRIP_VERSION='"lint"' -DHDRSTRIP_BPF_DIR='"lint"' -DHS_CORPUS_DIR='"lint"' \
+	-DHS_FUZZ_DIR='"lint"'
+# clang-tidy: tests/lint/tidy.sh (the same flags, in parallel).
+
+lint: lint-format lint-cppcheck lint-tidy
+	@echo "lint: clean"
+
+format:
+	$(call msg,FORMAT,$(words $(LINT_SRCS) $(LINT_HDRS)) files)
+	$(Q)$(CLANG_FORMAT) -i $(LINT_SRCS) $(LINT_HDRS)
+
+lint-format:
+	$(call msg,FORMAT,check $(words $(LINT_SRCS) $(LINT_HDRS)) files)
+	$(Q)$(CLANG_FORMAT) --dry-run -Werror $(LINT_SRCS) $(LINT_HDRS) 2>&1 | head -40; \
+	$(CLANG_FORMAT) --dry-run -Werror $(LINT_SRCS) $(LINT_HDRS) >/dev/null 2>&1 || \
+		{ echo "lint: not formatted (make format fixes it)" >&2; exit 1; }
+
+lint-cppcheck:
+	$(call msg,CPPCHECK,$(words $(LINT_SRCS)) files)
+	$(Q)$(CPPCHECK) -q --std=c11 --enable=warning,performance,portability --inline-suppr \
+		--error-exitcode=1 --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
+		--include=tests/lint/cppcheck.h \
+		$(LINT_INC) $(LINT_DEFS) -j2 $(LINT_SRCS)
+
+lint-tidy: $(SKEL) $(PROXY_SKEL)
+	$(call msg,TIDY,$(words $(LINT_SRCS)) files)
+	$(Q)CLANG_TIDY=$(CLANG_TIDY) OUTPUT=$(OUTPUT) tests/lint/tidy.sh $(LINT_SRCS)
