@@ -26,18 +26,25 @@ static void on_warning(const char *msg, void *ctx)
 static const char *status_name(int st)
 {
 	switch (st) {
-	case HS_MASK_DONE: return "complete";
-	case HS_MASK_INCOMPLETE: return "incomplete";
-	case HS_MASK_DROP: return "dropped";
-	case HS_MASK_NOT_HTTP: return "not an HTTP/1.x request";
-	case HS_MASK_AMBIGUOUS: return "ambiguous framing (refuse it)";
-	default: return "error";
+	case HS_MASK_DONE:
+		return "complete";
+	case HS_MASK_INCOMPLETE:
+		return "incomplete";
+	case HS_MASK_DROP:
+		return "dropped";
+	case HS_MASK_NOT_HTTP:
+		return "not an HTTP/1.x request";
+	case HS_MASK_AMBIGUOUS:
+		return "ambiguous framing (refuse it)";
+	default:
+		return "error";
 	}
 }
 
 int main(int argc, char **argv)
 {
-	struct hs_compile_opts opts = { .fold_underscore = -1, .warn = on_warning,
+	struct hs_compile_opts opts = { .fold_underscore = -1,
+					.warn = on_warning,
 					.warn_ctx = argv[0] };
 	struct hs_mask_result res;
 	struct hs_error err;

@@ -60,8 +60,8 @@ static void set_oom(struct hs_error *err)
 }
 
 /* Parse @text (or, when NULL, the file @name), then compile. */
-static hs_matcher *build(const struct hs_compile_opts *opts, struct hs_error *err,
-			 const char *text, size_t len, const char *name)
+static hs_matcher *build(const struct hs_compile_opts *opts, struct hs_error *err, const char *text,
+			 size_t len, const char *name)
 {
 	struct hs_list_opts lo;
 	struct hs_matcher *m;

@@ -131,7 +131,8 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			} else if (!strcmp(optarg, "skb")) {
 				o->xdp_mode = XDP_MODE_SKB;
 			} else {
-				pr_err("%s: unknown XDP mode '%s' (expected native or skb)", cmd, optarg);
+				pr_err("%s: unknown XDP mode '%s' (expected native or skb)", cmd,
+				       optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -149,7 +150,8 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			} else if (!strcmp(optarg, "pass")) {
 				o->on_error = HS_POLICY_PASS;
 			} else {
-				pr_err("%s: unknown policy '%s' (expected drop or pass)", cmd, optarg);
+				pr_err("%s: unknown policy '%s' (expected drop or pass)", cmd,
+				       optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -171,8 +173,8 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			unsigned long n = strtoul(optarg, &end, 10);
 
 			if (*end || end == optarg || n < 16 || n > (1UL << 24)) {
-				pr_err("%s: bad --flows '%s' (a count of connections, 16..16777216)", cmd,
-				       optarg);
+				pr_err("%s: bad --flows '%s' (a count of connections, 16..16777216)",
+				       cmd, optarg);
 				return EXIT_USAGE;
 			}
 			o->flows = n;
@@ -200,7 +202,8 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 	}
 	if (optind != argc - 1) {
 		pr_err("%s: %s", cmd,
-		       optind >= argc ? "give the device (DEV), or --cgroup PATH" : "more than one device given");
+		       optind >= argc ? "give the device (DEV), or --cgroup PATH"
+				      : "more than one device given");
 		return usage_out(usage, 0);
 	}
 	o->dev = argv[optind];
@@ -387,7 +390,8 @@ int cmd_attach(int argc, char **argv)
 		created = 1;
 		r = pins_open(&d, &m);
 		if (r) {
-			pr_err("cannot open the maps pinned in %s: %s (%d)", d.pin_dir, errstr(r), r);
+			pr_err("cannot open the maps pinned in %s: %s (%d)", d.pin_dir, errstr(r),
+			       r);
 			goto out;
 		}
 	} else if (config_read(&m, &saved)) {
@@ -418,7 +422,8 @@ int cmd_attach(int argc, char **argv)
 	ao.xdp_mode = o.xdp_mode;
 	ao.flows = o.flows ? o.flows : HS_FLOWS_DEFAULT;
 	mode = legacy = qcreated = 0;
-	if ((o.hook == HOOK_TC_INGRESS || o.hook == HOOK_TC_EGRESS) && !tc_qdisc_exists(d.ifindex)) {
+	if ((o.hook == HOOK_TC_INGRESS || o.hook == HOOK_TC_EGRESS) &&
+	    !tc_qdisc_exists(d.ifindex)) {
 		/* The qdisc is hdrstrip's to remove later: say so before making
 		 * it, so a killed attach leaves nothing nobody would remove. */
 		struct hs_config cfg;
@@ -434,7 +439,8 @@ int cmd_attach(int argc, char **argv)
 		struct hs_config cfg;
 
 		if (!config_read(&m, &cfg))
-			counters_add(&m, __builtin_offsetof(struct hs_counters, conns_preexisting) / 8,
+			counters_add(&m,
+				     __builtin_offsetof(struct hs_counters, conns_preexisting) / 8,
 				     count_preexisting(&d, cfg.ports));
 		r = proxy_attach(&d);
 		if (!r)
@@ -445,11 +451,11 @@ int cmd_attach(int argc, char **argv)
 	if (r) {
 		pr_err("cannot attach %s to '%s': %s (%d)%s", hook_names[o.hook], d.name, errstr(r),
 		       r,
-		       r == -EEXIST || r == -EBUSY ?
-			       "; another program holds that hook (see 'bpftool net' / 'xdp-loader status')" :
-		       r == -EPERM || r == -EACCES ?
-			       "; the verifier may have rejected the program: rerun with -v for its log" :
-			       "");
+		       r == -EEXIST || r == -EBUSY
+			       ? "; another program holds that hook (see 'bpftool net' / 'xdp-loader status')"
+		       : r == -EPERM || r == -EACCES
+			       ? "; the verifier may have rejected the program: rerun with -v for its log"
+			       : "");
 		if (shared)
 			config_write(&m, &saved);
 		goto out;
@@ -474,7 +480,9 @@ int cmd_attach(int argc, char **argv)
 		ports_format(cfg.ports, ports, sizeof(ports));
 		printf("attached %s%s to '%s': %u names from %s, ports %s, on-error %s; maps in %s\n",
 		       hook_names[o.hook],
-		       o.hook == HOOK_XDP ? (mode == XDP_MODE_SKB ? " (skb mode)" : " (native mode)") : "",
+		       o.hook == HOOK_XDP
+			       ? (mode == XDP_MODE_SKB ? " (skb mode)" : " (native mode)")
+			       : "",
 		       d.name, t->n_rules, o.headers, ports,
 		       cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", d.pin_dir);
 	}
@@ -645,10 +653,10 @@ int cmd_detach(int argc, char **argv)
 
 			for (int h = 0; h < HOOK_MAX; h++)
 				if (st.prog_id[h])
-					snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-						 list[0] ? ", " : "", hook_names[h]);
-			pr_err("%s on '%s' is not attached (attached: %s)", hook_names[o.hook], d.name,
-			       list);
+					snprintf(list + strlen(list), sizeof(list) - strlen(list),
+						 "%s%s", list[0] ? ", " : "", hook_names[h]);
+			pr_err("%s on '%s' is not attached (attached: %s)", hook_names[o.hook],
+			       d.name, list);
 		}
 		goto out;
 	}
@@ -659,7 +667,8 @@ int cmd_detach(int argc, char **argv)
 			continue;
 		r = hook_detach(&d, h, &st);
 		if (r) {
-			pr_err("cannot detach %s from '%s': %s (%d)", hook_names[h], d.name, errstr(r), r);
+			pr_err("cannot detach %s from '%s': %s (%d)", hook_names[h], d.name,
+			       errstr(r), r);
 			failed = 1;
 			continue;
 		}

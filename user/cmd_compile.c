@@ -146,16 +146,27 @@ int cmd_compile(int argc, char **argv)
 	o.list.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'H': o.headers = optarg; break;
-		case 'o': o.out = optarg; break;
-		case 'd': o.dump = 1; break;
-		case 'U': o.list.fold_underscore = 0; break;
-		case 'h': return usage_out(compile_usage, 1);
-		default: return usage_out(compile_usage, 0);
+		case 'H':
+			o.headers = optarg;
+			break;
+		case 'o':
+			o.out = optarg;
+			break;
+		case 'd':
+			o.dump = 1;
+			break;
+		case 'U':
+			o.list.fold_underscore = 0;
+			break;
+		case 'h':
+			return usage_out(compile_usage, 1);
+		default:
+			return usage_out(compile_usage, 0);
 		}
 	}
 	if (!o.headers || optind != argc) {
-		pr_err("compile: %s", !o.headers ? "--headers FILE is required" : "unexpected argument");
+		pr_err("compile: %s",
+		       !o.headers ? "--headers FILE is required" : "unexpected argument");
 		return usage_out(compile_usage, 0);
 	}
 	r = load_trie(o.headers, &o.list, &l, &t, &st);
@@ -192,14 +203,21 @@ int cmd_check(int argc, char **argv)
 	lo.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
-		case 'H': headers = optarg; break;
-		case 'U': lo.fold_underscore = 0; break;
-		case 'h': return usage_out(check_usage, 1);
-		default: return usage_out(check_usage, 0);
+		case 'H':
+			headers = optarg;
+			break;
+		case 'U':
+			lo.fold_underscore = 0;
+			break;
+		case 'h':
+			return usage_out(check_usage, 1);
+		default:
+			return usage_out(check_usage, 0);
 		}
 	}
 	if (!headers || optind >= argc) {
-		pr_err("check: %s", !headers ? "--headers FILE is required" : "give at least one NAME");
+		pr_err("check: %s",
+		       !headers ? "--headers FILE is required" : "give at least one NAME");
 		return usage_out(check_usage, 0);
 	}
 	r = load_trie(headers, &lo, &l, &t, NULL);
@@ -214,7 +232,8 @@ int cmd_check(int argc, char **argv)
 		}
 		const struct hs_name *nm = &l.names[rule - 1];
 
-		printf("%s: match (id %u, %s", argv[i], rule, nm->action == HS_ACT_DROP ? "drop" : "mask");
+		printf("%s: match (id %u, %s", argv[i], rule,
+		       nm->action == HS_ACT_DROP ? "drop" : "mask");
 		if (nm->prefix || strcasecmp(nm->orig, argv[i]))
 			printf(", rule \"%s\"", nm->orig);
 		printf(")\n");

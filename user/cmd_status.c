@@ -72,15 +72,23 @@ static int parse_view(int argc, char **argv, struct view_opts *o, const char *us
 		if (!stats && (c == 'p' || c == 'P' || c == 'w' || c == 'c'))
 			return usage_out(usage, 0);
 		switch (c) {
-		case 'j': o->json = 1; break;
-		case 'g': o->cgroup = optarg; break;
-		case 'p': o->per_header = 1; break;
-		case 'P': o->prometheus = 1; break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 'g':
+			o->cgroup = optarg;
+			break;
+		case 'p':
+			o->per_header = 1;
+			break;
+		case 'P':
+			o->prometheus = 1;
+			break;
 		case 'w':
 			errno = 0;
 			o->watch = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(o->watch) || o->watch < 0.1 ||
-			    o->watch > 86400) {
+			if (errno || end == optarg || *end || !isfinite(o->watch) ||
+			    o->watch < 0.1 || o->watch > 86400) {
 				pr_err("stats: --watch takes seconds between updates, 0.1 to 86400, not '%s'",
 				       optarg);
 				return EXIT_USAGE;
@@ -95,8 +103,10 @@ static int parse_view(int argc, char **argv, struct view_opts *o, const char *us
 				return EXIT_USAGE;
 			}
 			break;
-		case 'h': return usage_out(usage, 1);
-		default: return usage_out(usage, 0);
+		case 'h':
+			return usage_out(usage, 1);
+		default:
+			return usage_out(usage, 0);
 		}
 	}
 	if (argc - optind > 1) {
@@ -308,7 +318,8 @@ static void print_status(const struct found *f, int json, int last)
 			printf("%s{\"hook\":\"%s\",\"prog_id\":%u", first ? "" : ",", hook_names[h],
 			       f->st.prog_id[h]);
 			if (h == HOOK_XDP)
-				printf(",\"mode\":\"%s\",\"dispatcher\":%s", mode_name(f->st.xdp_mode),
+				printf(",\"mode\":\"%s\",\"dispatcher\":%s",
+				       mode_name(f->st.xdp_mode),
 				       f->st.xdp_legacy ? "false" : "true");
 			printf("}");
 			first = 0;
@@ -325,10 +336,11 @@ static void print_status(const struct found *f, int json, int last)
 		return;
 	}
 	if (f->d.cgroup_fd >= 0)
-		printf("%s: cgroup %s (proxy mode: sockops + sk_msg)\n", f->d.name, f->d.cgroup_path);
+		printf("%s: cgroup %s (proxy mode: sockops + sk_msg)\n", f->d.name,
+		       f->d.cgroup_path);
 	else
 		printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
-	       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");
+		       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");
 	for (int h = 0; h < HOOK_MAX; h++) {
 		if (!f->st.prog_id[h])
 			continue;
@@ -468,7 +480,8 @@ static const struct {
 	{ "packets_dropped", "Packets dropped, by a drop rule or by the on-error policy." },
 	{ "non_http", "Inspected payloads that do not start an HTTP/1.x request." },
 	{ "fragments", "IP fragments, passed without inspection." },
-	{ "scan_incomplete", "Payloads that could not be scanned to the end (the on-error policy applied)." },
+	{ "scan_incomplete",
+	  "Payloads that could not be scanned to the end (the on-error policy applied)." },
 	{ "truncated", "Packets with malformed or truncated L2-L4 headers, passed." },
 	{ "split_names", "Header names split over two segments, rewritten ahead in the first." },
 	{ "framing_conflict", "Requests whose body framing servers could read two ways." },
@@ -476,7 +489,8 @@ static const struct {
 	{ "desync", "Places where a request should start and something else does." },
 	{ "flows_new", "Connections the programs started tracking." },
 	{ "flows_closed", "Tracked connections seen to end (FIN or RST)." },
-	{ "untracked", "Segments of connections without state (older than the attach, or evicted)." },
+	{ "untracked",
+	  "Segments of connections without state (older than the attach, or evicted)." },
 	{ "retransmits", "Segments scanned again from a checkpoint (retransmissions)." },
 	{ "out_of_order", "Segments ahead of a gap in a header block." },
 };
@@ -543,7 +557,8 @@ static int print_prometheus(const struct found *f, int n)
 		if (!r)
 			r = hits_load(&f[i], &h[i]);
 		if (r) {
-			pr_err("cannot read the counters of '%s': %s (%d)", f[i].d.name, errstr(r), r);
+			pr_err("cannot read the counters of '%s': %s (%d)", f[i].d.name, errstr(r),
+			       r);
 			rc = EXIT_FAIL;
 		}
 	}
@@ -593,8 +608,9 @@ static int print_prometheus(const struct found *f, int n)
 			printf("} %llu\n", (unsigned long long)((const __u64 *)&c[i])[k]);
 		}
 	}
-	prom_family("hdrstrip_header_hits_total", "counter",
-		    "Header field lines that matched each name of the list (prefix rules end in *).");
+	prom_family(
+		"hdrstrip_header_hits_total", "counter",
+		"Header field lines that matched each name of the list (prefix rules end in *).");
 	for (int i = 0; i < n; i++)
 		for (__u32 k = 0; k < h[i].n; k++) {
 			printf("hdrstrip_header_hits_total");
@@ -681,8 +697,9 @@ static int reading_take(const struct view_opts *o, struct reading *rd)
 		s->generation = f[i].cfg.generation;
 		for (int k = 0; k < HOOK_MAX; k++)
 			if (f[i].st.prog_id[k])
-				snprintf(s->hooks + strlen(s->hooks), sizeof(s->hooks) - strlen(s->hooks),
-					 "%s%s", s->hooks[0] ? ", " : "", hook_names[k]);
+				snprintf(s->hooks + strlen(s->hooks),
+					 sizeof(s->hooks) - strlen(s->hooks), "%s%s",
+					 s->hooks[0] ? ", " : "", hook_names[k]);
 		r = counters_read(&f[i].m, &s->c);
 		if (!r && o->per_header)
 			r = hits_load(&f[i], &s->h);
@@ -763,15 +780,17 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 	__u32 quiet = 0;
 
 	printf("%s (%s)%s\n", cur->dev, cur->hooks,
-	       !prev ? ": new, rates from the next update" :
-	       reset ? ": counters were reset (attached again), rates from the next update" : "");
+	       !prev   ? ": new, rates from the next update"
+	       : reset ? ": counters were reset (attached again), rates from the next update"
+		       : "");
 	printf("  %-18s %20s %14s\n", "counter", "total", "per second");
 	for (size_t k = 0; k < HS_N_COUNTERS; k++) {
 		if (reset)
-			printf("  %-18s %20llu %14s\n", counter_names[k], (unsigned long long)v[k], "-");
+			printf("  %-18s %20llu %14s\n", counter_names[k], (unsigned long long)v[k],
+			       "-");
 		else
-			printf("  %-18s %20llu %14.1f\n", counter_names[k], (unsigned long long)v[k],
-			       (double)(v[k] - pv[k]) / dt);
+			printf("  %-18s %20llu %14.1f\n", counter_names[k],
+			       (unsigned long long)v[k], (double)(v[k] - pv[k]) / dt);
 	}
 	if (!cur->h.names)
 		return;
@@ -885,7 +904,8 @@ int cmd_stats(int argc, char **argv)
 		int r = counters_read(&f[i].m, &c);
 
 		if (r) {
-			pr_err("cannot read the counters of '%s': %s (%d)", f[i].d.name, errstr(r), r);
+			pr_err("cannot read the counters of '%s': %s (%d)", f[i].d.name, errstr(r),
+			       r);
 			rc = EXIT_FAIL;
 			continue;
 		}

@@ -48,7 +48,8 @@ static void store_names(struct builder *b, __u32 n)
 	struct hs_trie *t = b->t;
 
 	for (__u32 i = n; i-- > 0;) {
-		const struct hs_name *nm = b->sorted[i], *next = i + 1 < n ? b->sorted[i + 1] : NULL;
+		const struct hs_name *nm = b->sorted[i],
+				     *next = i + 1 < n ? b->sorted[i + 1] : NULL;
 
 		if (next && next->len >= nm->len && !memcmp(next->name, nm->name, nm->len)) {
 			b->name_off[i] = b->name_off[i + 1];
@@ -72,7 +73,8 @@ static void build_node(struct builder *b, const struct build_item *it)
 		int same = 1;
 
 		for (i = lo; i < it->hi && same; i++)
-			if (b->sorted[i]->len <= end || b->sorted[i]->name[end] != b->sorted[lo]->name[end])
+			if (b->sorted[i]->len <= end ||
+			    b->sorted[i]->name[end] != b->sorted[lo]->name[end])
 				same = 0;
 		if (!same)
 			break;
@@ -221,7 +223,9 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	t->n_syms = nsym;
 	t->max_depth = maxd;
 
-	b.sorted = calloc(l->n, sizeof(*b.sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	b.sorted = calloc(
+		l->n,
+		sizeof(*b.sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	b.rule_of = calloc(l->n, sizeof(*b.rule_of));
 	b.name_off = calloc(l->n, sizeof(*b.name_off));
 	b.queue = calloc(HS_MAX_NODES, sizeof(*b.queue));
@@ -233,7 +237,8 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	}
 	for (i = 0; i < l->n; i++)
 		b.sorted[i] = &l->names[i];
-	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	qsort(b.sorted, l->n, sizeof(*b.sorted),
+	      cmp_name); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	for (i = 0; i < l->n; i++)
 		b.rule_of[i] = b.sorted[i] - l->names;
 	store_names(&b, l->n);
@@ -305,8 +310,8 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 	if (!t->n_nodes || t->n_nodes > HS_TRIE_SPARE || !t->n_rules || t->n_rules > HS_MAX_NAMES ||
 	    t->label_bytes > HS_MAX_LABEL_BYTES) {
 		snprintf(err->msg, sizeof(err->msg),
-			 "trie counts out of range (%u nodes, %u rules, %u label bytes)", t->n_nodes,
-			 t->n_rules, t->label_bytes);
+			 "trie counts out of range (%u nodes, %u rules, %u label bytes)",
+			 t->n_nodes, t->n_rules, t->label_bytes);
 		return -EINVAL;
 	}
 	/* hs_trie_lookup sends dead ends to the spare node and trusts it to
@@ -318,7 +323,8 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 	}
 	/* hs_trie_lookup trusts the flag to skip prefix handling. */
 	for (__u32 i = 0; i < t->n_rules; i++)
-		if ((t->rules[i].flags & HS_RULE_F_PREFIX) && !(t->flags & HS_TRIE_F_PREFIX_RULES)) {
+		if ((t->rules[i].flags & HS_RULE_F_PREFIX) &&
+		    !(t->flags & HS_TRIE_F_PREFIX_RULES)) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "trie has a prefix rule (%u) but not the prefix-rules flag", i);
 			return -EINVAL;

@@ -196,17 +196,19 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 			w2len++;
 		if (w2 + w2len == s + len && (act = parse_action(w2, w2len)) < 0 &&
 		    looks_like_action(w2, w2len))
-			return fail(c->err,
-				    "%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-				    c->path, c->lineno, show_str(w2, w2len, wb, sizeof(wb)),
-				    show_str(s, nlen, buf, sizeof(buf)));
+			return fail(
+				c->err,
+				"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
+				c->path, c->lineno, show_str(w2, w2len, wb, sizeof(wb)),
+				show_str(s, nlen, buf, sizeof(buf)));
 		if (w2 + w2len != s + len || act < 0) {
 			/* The name itself has white space in it: name the byte,
 			 * which may be a tab rather than a space. */
-			return fail(c->err,
-				    "%s:%u: invalid character %s in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
-				    c->path, c->lineno, show_byte(s[nlen], bb),
-				    show_str(s, len, buf, sizeof(buf)));
+			return fail(
+				c->err,
+				"%s:%u: invalid character %s in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
+				c->path, c->lineno, show_byte(s[nlen], bb),
+				show_str(s, len, buf, sizeof(buf)));
 		}
 	}
 	for (i = 0; i < nlen; i++) {
@@ -223,9 +225,10 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	}
 	out->prefix = s[nlen - 1] == '*';
 	if (out->prefix && nlen == 1)
-		return fail(c->err,
-			    "%s:%u: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)",
-			    c->path, c->lineno);
+		return fail(
+			c->err,
+			"%s:%u: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)",
+			c->path, c->lineno);
 	out->len = nlen - out->prefix;
 	if (out->len > HS_MAX_NAME_LEN)
 		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
@@ -235,9 +238,10 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	if (out->non_token && c->warn) {
 		char w[HS_ERR_MSG];
 
-		snprintf(w, sizeof(w),
-			 "%s:%u: header name \"%s\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written",
-			 c->path, c->lineno, show_str(s, nlen, buf, sizeof(buf)));
+		snprintf(
+			w, sizeof(w),
+			"%s:%u: header name \"%s\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written",
+			c->path, c->lineno, show_str(s, nlen, buf, sizeof(buf)));
 		c->warn(w);
 	}
 	out->orig[nlen] = 0;
@@ -285,15 +289,18 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 			if (++distinct > HS_MAX_SYMS - 1) {
 				char bb[8];
 
-				return fail(err,
-					    "%s:%u: header name \"%s\" brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes (a letter counts once in either case)",
-					    path, nm->line, nm->orig, distinct, show_byte(f, bb),
-					    HS_MAX_SYMS - 1);
+				return fail(
+					err,
+					"%s:%u: header name \"%s\" brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes (a letter counts once in either case)",
+					path, nm->line, nm->orig, distinct, show_byte(f, bb),
+					HS_MAX_SYMS - 1);
 			}
 		}
 		nm->name[nm->len] = 0;
 	}
-	sorted = calloc(l->n, sizeof(*sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	sorted = calloc(
+		l->n,
+		sizeof(*sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	if (!sorted) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		err->bad_input = 0;
@@ -302,7 +309,8 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	for (i = 0; i < l->n; i++)
 		sorted[i] = &l->names[i];
 	/* Equal names sort by line: report the pair whose second line comes first. */
-	qsort(sorted, l->n, sizeof(*sorted), cmp_folded); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	qsort(sorted, l->n, sizeof(*sorted),
+	      cmp_folded); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
 	for (i = 1; i < l->n; i++) {
 		if (strcmp(sorted[i - 1]->name, sorted[i]->name) ||
 		    sorted[i - 1]->prefix != sorted[i]->prefix)
@@ -321,14 +329,15 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	if (!strcmp(dup->orig, first->orig))
 		return fail(err, "%s:%u: duplicate header name \"%s\" (first on line %u)", path,
 			    dup->line, dup->orig, first->line);
-	return fail(err,
-		    "%s:%u: duplicate header name \"%s\": same as \"%s\" on line %u (names are case-insensitive%s)",
-		    path, dup->line, dup->orig, first->orig, first->line,
-		    l->fold_underscore ? " and '_' matches '-'" : "");
+	return fail(
+		err,
+		"%s:%u: duplicate header name \"%s\": same as \"%s\" on line %u (names are case-insensitive%s)",
+		path, dup->line, dup->orig, first->orig, first->line,
+		l->fold_underscore ? " and '_' matches '-'" : "");
 }
 
-int hs_list_parse(const char *text, size_t len, const char *path,
-		  const struct hs_list_opts *opts, struct hs_list *out, struct hs_err *err)
+int hs_list_parse(const char *text, size_t len, const char *path, const struct hs_list_opts *opts,
+		  struct hs_list *out, struct hs_err *err)
 {
 	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
 	struct hs_list l = { 0 };
@@ -364,7 +373,8 @@ int hs_list_parse(const char *text, size_t len, const char *path,
 		if (!llen)
 			continue;
 		if (memchr(s, 0, llen)) {
-			r = fail(err, "%s:%u: invalid character '\\x00' in header name", path, c.lineno);
+			r = fail(err, "%s:%u: invalid character '\\x00' in header name", path,
+				 c.lineno);
 			goto out;
 		}
 		if (*s == '@') {
@@ -374,8 +384,8 @@ int hs_list_parse(const char *text, size_t len, const char *path,
 			continue;
 		}
 		if (l.n == HS_MAX_NAMES) {
-			r = fail(err, "%s:%u: more than %d header names (the limit)", path, c.lineno,
-				 HS_MAX_NAMES);
+			r = fail(err, "%s:%u: more than %d header names (the limit)", path,
+				 c.lineno, HS_MAX_NAMES);
 			goto out;
 		}
 		r = parse_name_line(&c, s, llen, &l.names[l.n]);

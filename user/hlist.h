@@ -43,8 +43,8 @@ void hs_list_opts_default(struct hs_list_opts *o);
 
 /* Parse @len bytes of @text; @path names the source in messages.
  * Returns 0 or -errno (-EINVAL for bad input) with @err filled in. */
-int hs_list_parse(const char *text, size_t len, const char *path,
-		  const struct hs_list_opts *opts, struct hs_list *out, struct hs_err *err);
+int hs_list_parse(const char *text, size_t len, const char *path, const struct hs_list_opts *opts,
+		  struct hs_list *out, struct hs_err *err);
 
 /* Read and parse a file ("-" is standard input). */
 int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_list *out,
@@ -56,6 +56,5 @@ void hs_list_free(struct hs_list *l);
 unsigned char hs_fold_byte(unsigned char c, int fold_underscore);
 int hs_is_tchar(unsigned char c);
 int hs_is_name_byte(unsigned char c);
-
 
 #endif /* HDRSTRIP_HLIST_H */

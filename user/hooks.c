@@ -26,8 +26,7 @@
 
 /* Open the skeleton with every shared map bound to its pin under
  * @d->pin_dir, and only program @keep (NULL: none) set to load. */
-static struct hdrstrip *open_with_pins(const struct dev *d, struct bpf_program **keep_out,
-				       int hook)
+static struct hdrstrip *open_with_pins(const struct dev *d, struct bpf_program **keep_out, int hook)
 {
 	char path[PATH_MAX + 32];
 	struct hdrstrip *skel = hdrstrip__open();
@@ -181,8 +180,7 @@ int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 		xdp_program__close(prog);
 		return r;
 	} else {
-		DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE,
-				    .priority = HS_TC_PRIO);
+		DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE, .priority = HS_TC_PRIO);
 		struct bpf_tc_hook h;
 
 		tc_hook_for(d, hook, &h);
@@ -232,8 +230,8 @@ int tc_qdisc_exists(int ifindex)
 			if (nh->nlmsg_type != RTM_NEWQDISC || tc->tcm_ifindex != ifindex)
 				continue;
 			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
-			for (a = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc))); RTA_OK(a, alen);
-			     a = RTA_NEXT(a, alen))
+			for (a = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc)));
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen))
 				if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "clsact"))
 					found = 1;
 		}
@@ -264,7 +262,8 @@ static int tc_count_filters(int ifindex, int *count)
 		req.nh.nlmsg_seq = dir + 1;
 		req.tc.tcm_family = AF_UNSPEC;
 		req.tc.tcm_ifindex = ifindex;
-		req.tc.tcm_parent = TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
+		req.tc.tcm_parent =
+			TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
 		if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
 			r = -errno;
 			break;
@@ -287,7 +286,8 @@ static int tc_count_filters(int ifindex, int *count)
 				if (nh->nlmsg_type == NLMSG_ERROR) {
 					struct nlmsgerr *e = NLMSG_DATA(nh);
 
-					r = e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
+					r = e->error == -EINVAL || e->error == -ENOENT ? 0
+										       : e->error;
 					done = 1;
 					break;
 				}

@@ -192,7 +192,8 @@ static int query_xdp(const struct dev *d, struct dev_state *st)
 static int query_tc(const struct dev *d, int hook, struct dev_state *st)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = d->ifindex,
-			    .attach_point = hook == HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
+			    .attach_point =
+				    hook == HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE, .priority = HS_TC_PRIO);
 	int r = bpf_tc_query(&h, &o);
 

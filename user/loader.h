@@ -107,8 +107,8 @@ struct attach_opts {
 
 /* Load the program for @o->hook with the maps pinned under @d->pin_dir and
  * attach it; on failure nothing of this call remains. */
-int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used,
-		int *legacy, int *qdisc_created);
+int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used, int *legacy,
+		int *qdisc_created);
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st);
 /* Remove the clsact qdisc if hdrstrip created it and no filter is left. */
 int tc_qdisc_release(const struct dev *d);

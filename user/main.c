@@ -82,8 +82,8 @@ static int enter_netns(const char *name)
 		snprintf(path, sizeof(path), "/var/run/netns/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		pr_err("cannot open network namespace '%s' (%s): %s; see 'ip netns list'", name, path,
-		       strerror(errno));
+		pr_err("cannot open network namespace '%s' (%s): %s; see 'ip netns list'", name,
+		       path, strerror(errno));
 		return errno == ENOENT ? EXIT_USAGE : EXIT_FAIL;
 	}
 	if (setns(fd, CLONE_NEWNET)) {
@@ -107,14 +107,15 @@ static int usage(int ok)
 		   "Commands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	fprintf(f, "\n"
-		   "Options:\n"
-		   "  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
-		   "  -v, --verbose      show libbpf's own messages (twice: debug)\n"
-		   "  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
-		   "  -V, --version      show the version\n"
-		   "\n"
-		   "Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n");
+	fprintf(f,
+		"\n"
+		"Options:\n"
+		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
+		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
+		"  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
+		"  -V, --version      show the version\n"
+		"\n"
+		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n");
 	return ok ? EXIT_OK : EXIT_USAGE;
 }
 

@@ -78,7 +78,7 @@ struct cg_socks {
 	struct cg_net {
 		__u64 netns_ino;
 		int pid;
-	} *nets;
+	} * nets;
 	size_t n_nets, cap_nets;
 };
 

@@ -122,8 +122,7 @@ static void print_tail(FILE *out, const char *start, const char *end, int lines)
 }
 
 /* Open @path for the log, or a new file in /tmp; fills @path. */
-static int open_log(const char *dir, const char *dev, const char *hook, char *path,
-		    size_t size)
+static int open_log(const char *dir, const char *dev, const char *hook, char *path, size_t size)
 {
 	int fd = -1;
 
@@ -166,7 +165,8 @@ int vlog_save(const char *dir, const char *dev, const char *hook, FILE *out, cha
 	}
 	if (!out)
 		return r ? r : 1;
-	fprintf(out, "hdrstrip: the kernel's verifier rejected program '%s' (%s on '%s'); the end of its log:\n",
+	fprintf(out,
+		"hdrstrip: the kernel's verifier rejected program '%s' (%s on '%s'); the end of its log:\n",
 		prog, hook, dev);
 	print_tail(out, start, end, HS_VLOG_TAIL);
 	if (r)
@@ -184,7 +184,8 @@ void vlog_end(int failed, const char *dev, const char *hook, int no_tail)
 
 	vl.on = 0;
 	if (failed) {
-		int r = vlog_save(HS_VLOG_DIR, dev, hook, no_tail ? NULL : stderr, path, sizeof(path));
+		int r = vlog_save(HS_VLOG_DIR, dev, hook, no_tail ? NULL : stderr, path,
+				  sizeof(path));
 
 		if (r > 0 && no_tail)
 			fprintf(stderr, "hdrstrip: the whole verifier log is in %s\n", path);

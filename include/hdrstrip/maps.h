@@ -87,12 +87,12 @@ struct hs_counters {
 	__u64 conns_preexisting; /* connections older than the attach, left alone */
 };
 
-#define HS_COUNTER_NAMES                                                                  \
-	"packets", "inspected", "http_requests", "headers_seen", "headers_matched",          \
-		"headers_masked", "packets_modified", "packets_dropped", "non_http",         \
-		"fragments", "scan_incomplete", "truncated", "split_names", "framing_conflict",  \
-		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",       \
-		"retransmits", "out_of_order", "headers_removed", "bytes_removed",            \
+#define HS_COUNTER_NAMES                                                                           \
+	"packets", "inspected", "http_requests", "headers_seen", "headers_matched",                \
+		"headers_masked", "packets_modified", "packets_dropped", "non_http", "fragments",  \
+		"scan_incomplete", "truncated", "split_names", "framing_conflict",                 \
+		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",             \
+		"retransmits", "out_of_order", "headers_removed", "bytes_removed",                 \
 		"conns_preexisting"
 
 #define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))

@@ -196,10 +196,12 @@ struct hs_scan {
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
-#define HS_OPT_UNTRACKED 0x1 /* bytes not starting a request, or a first line
+#define HS_OPT_UNTRACKED                                                                           \
+	0x1 /* bytes not starting a request, or a first line
 				that does not end in this buffer: scan this buffer
 				line by line instead of stopping (HS_PH_NOT_HTTP) */
-#define HS_OPT_CONFLICT_GO_ON 0x2 /* ambiguous framing: go on line by line
+#define HS_OPT_CONFLICT_GO_ON                                                                      \
+	0x2 /* ambiguous framing: go on line by line
 				     instead of stopping (HS_PH_HALT) */
 /*
  * Remove internal field lines instead of masking them: nothing is written;
@@ -278,8 +280,8 @@ HS_INLINE void hs_stream_resync(struct hs_stream *st)
  * checksummed data starts at (the TCP header), so that rewritten bytes land
  * in the right half of their 16-bit word.
  */
-HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u32 start,
-			     __u32 end, __u32 csum_base)
+HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u32 start, __u32 end,
+			     __u32 csum_base)
 {
 	__builtin_memset(s, 0, sizeof(*s));
 	s->st = *st;
@@ -319,7 +321,7 @@ HS_INLINE int hs_is_eol(__u8 b)
 /* Bytes that some parser strips around a name or splits a request line on:
  * SP HTAB VT FF 0x1c-0x1f (Python's str.split/strip), 0x85 0xa0 (the same on
  * latin-1 text). */
-#define HS_BLANK_LOW                                                                        \
+#define HS_BLANK_LOW                                                                               \
 	((1ULL << ' ') | (1ULL << '\t') | (1ULL << 0x0b) | (1ULL << 0x0c) | (0xfULL << 0x1c))
 
 HS_INLINE int hs_is_blank(__u8 b)
@@ -818,8 +820,9 @@ HS_INLINE void hs_step_mask_byte(struct hs_scan *s, __u8 *p, __u8 b, __u32 pos)
 		return;
 	}
 	s->st.flags &= ~HS_SF_KEEP_WS;
-	hs_rewrite_byte(s, p, pos,
-			(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(hs_col(s, pos), s->st.name_fill));
+	hs_rewrite_byte(
+		s, p, pos,
+		(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(hs_col(s, pos), s->st.name_fill));
 	s->pos = hs_off(pos + 1);
 }
 
@@ -827,7 +830,13 @@ HS_INLINE void hs_step_mask_byte(struct hs_scan *s, __u8 *p, __u8 b, __u32 pos)
  * (blanks around digits), so no server reads a length we do not. */
 HS_INLINE void hs_step_value_cl(struct hs_scan *s, __u8 b, __u32 pos)
 {
-	enum { LEAD, DIGITS, TRAIL, NON_NUMERIC, BAD };
+	enum {
+		LEAD,
+		DIGITS,
+		TRAIL,
+		NON_NUMERIC,
+		BAD
+	};
 	__u8 v = s->st.vstate;
 
 	if (hs_is_eol(b)) {
@@ -1049,8 +1058,8 @@ HS_INLINE int hs_name_byte_plain(__u8 b)
 
 #define HS_FAST_NAME_BYTES 4
 
-HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8 *p,
-				__u8 *data_end, __u8 b, __u32 pos)
+HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 *data_end,
+				__u8 b, __u32 pos)
 {
 	__u32 eol = b == '\r' ? 2 : 1, ts = HS_TRIE_ROOT, i;
 	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
@@ -1065,7 +1074,7 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 	q = p + eol;
 	if (q + HS_FAST_NAME_BYTES > data_end)
 		return 0;
-	/* The next name's first bytes: settled once neither the list nor a
+		/* The next name's first bytes: settled once neither the list nor a
 	 * framing name can match, all of them plain name bytes. */
 #ifdef __clang__
 #pragma unroll
@@ -1126,12 +1135,12 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 		return HS_STEP_DONE;
 	if (!(s->st.flags & HS_SF_PREMASKED) &&
 	    ((s->st.flags & HS_SF_IN_JUNK) ? !hs_trie_result(t, s->st.saved)
-					    : s->st.tstate == HS_TRIE_DEAD))
+					   : s->st.tstate == HS_TRIE_DEAD))
 		return HS_STEP_DONE;
 	s->resume = pos;
 	s->st.phase = HS_PH_PREMASK;
 	s->pos = hs_col(s, s->start) <= hs_col(s, pos) && hs_col(s, s->start) ? s->start
-									     : s->mask_start;
+									      : s->mask_start;
 	s->premasked++;
 	return HS_STEP_MORE;
 }
@@ -1274,7 +1283,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			s->st.flags &= ~HS_SF_IN_JUNK;
 			s->st.fcand = 0;
 		} else if (s->st.fcand) {
-			s->st.fcand = hs_framing_step(s->st.fcand, b, hs_col(s, pos) - s->st.name_col);
+			s->st.fcand =
+				hs_framing_step(s->st.fcand, b, hs_col(s, pos) - s->st.name_col);
 		}
 		s->st.tstate = hs_trie_step(t, s->st.tstate, b);
 		if (s->st.tstate == HS_TRIE_DEAD && !s->st.fcand &&

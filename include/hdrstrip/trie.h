@@ -324,8 +324,7 @@ HS_INLINE __u32 hs_trie_node_index(__u32 idx)
  * a Patricia tree) and compares the whole name once, at the end, with the
  * path of the node it ends at, which labels[] holds in one piece.
  */
-HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, __u32 len,
-				     __u32 s)
+HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, __u32 len, __u32 s)
 {
 	__u32 len_bit = len & 31, last = t->sym[name[len - 1]] & 31;
 	/* root2[] holds no sticky state without prefix rules: s is a node's
@@ -369,8 +368,7 @@ HS_INLINE __u32 hs_trie_lookup_exact(const struct hs_trie *t, const __u8 *name, 
  * prefix rule covering that spot), so labels are compared node by node,
  * eight bytes at a time.
  */
-HS_INLINE __u32 hs_trie_lookup_prefix(const struct hs_trie *t, const __u8 *name, __u32 len,
-				      __u32 s)
+HS_INLINE __u32 hs_trie_lookup_prefix(const struct hs_trie *t, const __u8 *name, __u32 len, __u32 s)
 {
 	int fold_us = t->flags & HS_TRIE_F_FOLD_UNDERSCORE;
 	__u32 i = 2, pos = (s >> 16) & 0xff; /* only root2[]'s state can be inside a label */
@@ -391,8 +389,8 @@ HS_INLINE __u32 hs_trie_lookup_prefix(const struct hs_trie *t, const __u8 *name,
 		k = rem < avail ? rem : avail;
 		off = n->label_off + pos;
 		for (j = 0; j < k; j += 8) {
-			__u64 w = i + j + 8 <= len ? hs_load64(name + i + j) :
-						     hs_name_tail(name, len, i + j);
+			__u64 w = i + j + 8 <= len ? hs_load64(name + i + j)
+						   : hs_name_tail(name, len, i + j);
 			__u64 diff = hs_fold8(w, fold_us) ^
 				     hs_load64(&t->labels[(off + j) & HS_LABEL_MASK]);
 

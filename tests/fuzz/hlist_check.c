@@ -119,15 +119,16 @@ static void check_query(const struct hs_trie *t, const uint8_t *q, size_t n, str
 		uint32_t next = hs_trie_step(t, st, q[i]);
 
 		if (hs_trie_final(st) && next != st) {
-			failf(e, "stepping \"%s\": final state %#x changed at byte %zu", show(q, n), st,
-			      i);
+			failf(e, "stepping \"%s\": final state %#x changed at byte %zu", show(q, n),
+			      st, i);
 			return;
 		}
 		st = next;
 	}
 	got = hs_trie_result(t, st);
 	if (got != want)
-		failf(e, "stepping \"%s\" gives %u, the naive matcher says %u", show(q, n), got, want);
+		failf(e, "stepping \"%s\" gives %u, the naive matcher says %u", show(q, n), got,
+		      want);
 	else if (want && (t->rules[want - 1].action == HS_ACT_DROP) != g_ref.rules[want - 1].drop)
 		failf(e, "rule %u of \"%s\": action %u, the list says %s", want, show(q, n),
 		      t->rules[want - 1].action, g_ref.rules[want - 1].drop ? "drop" : "mask");
@@ -216,7 +217,8 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		if (strlen(l.names[i].orig) != rr->len + rr->prefix ||
 		    memcmp(l.names[i].orig, rr->name, rr->len) || l.names[i].prefix != rr->prefix ||
 		    (l.names[i].action == HS_ACT_DROP) != rr->drop)
-			failf(&e, "name %zu parsed as \"%s\" (prefix %d, action %d), the text says \"%s\"",
+			failf(&e,
+			      "name %zu parsed as \"%s\" (prefix %d, action %d), the text says \"%s\"",
 			      i, l.names[i].orig, l.names[i].prefix, l.names[i].action,
 			      show(rr->name, rr->len));
 	}

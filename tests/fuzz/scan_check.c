@@ -53,11 +53,22 @@ static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 #define SC_MAX_LINES (SC_MAX_STREAM + 1)
 #define SC_MAX_PREMASK 4096
 
-enum { CL_NONE = 0, CL_REQ, CL_FIELD, CL_BODY };
+enum {
+	CL_NONE = 0,
+	CL_REQ,
+	CL_FIELD,
+	CL_BODY
+};
 
 /* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
  * line from its first byte. */
-enum { RUN_WHOLE, RUN_CUTS, RUN_BYTES, RUN_UNTRACKED, RUN_KINDS };
+enum {
+	RUN_WHOLE,
+	RUN_CUTS,
+	RUN_BYTES,
+	RUN_UNTRACKED,
+	RUN_KINDS
+};
 
 static const char *const run_name[RUN_KINDS] = { "unsplit", "cut", "byte-by-byte",
 						 "unsplit-untracked" };
@@ -309,12 +320,14 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 			}
 		}
 		if (steps > limit)
-			failf(e, "%s run: %llu steps for the %zu-byte segment at %zu; the BPF program allows %llu (two a byte)",
+			failf(e,
+			      "%s run: %llu steps for the %zu-byte segment at %zu; the BPF program allows %llu (two a byte)",
 			      run_name[kind], (unsigned long long)steps, n, off,
 			      (unsigned long long)limit);
 		for (size_t i = 0; i < hdr; i++)
 			if (buf[i] != (uint8_t)(0xa5 ^ i))
-				failf(e, "%s run: header byte %zu before the segment at %zu was changed",
+				failf(e,
+				      "%s run: header byte %zu before the segment at %zu was changed",
 				      run_name[kind], i, off);
 		after = sum16(buf, hdr - 20, hdr + n);
 		{
@@ -322,8 +335,10 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 			__u16 got = hs_csum_update(&s, check);
 
 			/* 0x0000 and 0xffff are the same number in one's complement. */
-			if (got != want && !((got == 0 || got == 0xffff) && (want == 0 || want == 0xffff)))
-				failf(e, "%s run: checksum update %#06x, real checksum %#06x (segment at %zu)",
+			if (got != want &&
+			    !((got == 0 || got == 0xffff) && (want == 0 || want == 0xffff)))
+				failf(e,
+				      "%s run: checksum update %#06x, real checksum %#06x (segment at %zu)",
 				      run_name[kind], got, want, off);
 		}
 		memcpy(r->out + off, buf + hdr, n);
@@ -421,8 +436,7 @@ static size_t run_lines(const struct sc_run *r, size_t n_lines, struct lib_line 
 static struct lib_line g_rlines[RUN_KINDS][2 * SC_MAX_LINES];
 static size_t g_n_rlines[RUN_KINDS];
 
-static void check_run(const struct sc_input *in, int kind, const struct sc_run *r,
-		      struct sc_err *e)
+static void check_run(const struct sc_input *in, int kind, const struct sc_run *r, struct sc_err *e)
 {
 	const struct lib_list *l = &g_list.lib;
 	const struct lib_line *lines = g_rlines[kind];
@@ -445,9 +459,11 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 		if (cut.end > r->stopped)
 			cut.end = r->stopped;
 		if (line_changed(r, in->stream, &cut) && !lib_filler(r->out, cut.start, cut.end))
-			return failf(e, "%s run: line at %zu changed but is not masked: \"%s\" -> \"%s\"",
-				     rn, cut.start, show(in->stream + cut.start, cut.end - cut.start),
-				     show(r->out + cut.start, cut.end - cut.start));
+			return failf(
+				e,
+				"%s run: line at %zu changed but is not masked: \"%s\" -> \"%s\"",
+				rn, cut.start, show(in->stream + cut.start, cut.end - cut.start),
+				show(r->out + cut.start, cut.end - cut.start));
 		if (cut.end > r->delivered)
 			cut.end = r->delivered;
 		scoped = cut.end > cut.start && r->cls[cut.start] == CL_FIELD;
@@ -457,16 +473,17 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 		}
 		filler = lib_filler(r->out, cut.start, cut.end);
 		/* What the liberal reader finds in the output. */
-		if (!filler && lib_field(r->out, &cut, &ns, &ne) && lib_match(l, r->out + ns, ne - ns))
-			return failf(e, "%s run: field \"%s\" (line at %zu) went through unmasked", rn,
-				     show(r->out + ns, ne - ns), cut.start);
+		if (!filler && lib_field(r->out, &cut, &ns, &ne) &&
+		    lib_match(l, r->out + ns, ne - ns))
+			return failf(e, "%s run: field \"%s\" (line at %zu) went through unmasked",
+				     rn, show(r->out + ns, ne - ns), cut.start);
 		/* What it finds in the input must have been masked. */
-		if (lib_field(in->stream, &cut, &ns, &ne) &&
-		    lib_match(l, in->stream + ns, ne - ns))
+		if (lib_field(in->stream, &cut, &ns, &ne) && lib_match(l, in->stream + ns, ne - ns))
 			field_match = 1;
 		if ((field_match || (prev_match && lib_is_cont(in->stream, &cut))) && !filler)
 			return failf(e, "%s run: %s at %zu is not masked: \"%s\"", rn,
-				     field_match ? "internal field" : "continuation of an internal field",
+				     field_match ? "internal field"
+						 : "continuation of an internal field",
 				     cut.start, show(r->out + cut.start, cut.end - cut.start));
 		prev_match = field_match || (prev_match && lib_is_cont(in->stream, &cut));
 	}
@@ -490,8 +507,8 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 		}
 		want = lib_match(l, in->stream + ns, ne - ns);
 		if (want != hit->rule)
-			failf(e, "%s run: name \"%s\" matched rule %u, the naive matcher says %u", rn,
-			      show(in->stream + ns, ne - ns), hit->rule, want);
+			failf(e, "%s run: name \"%s\" matched rule %u, the naive matcher says %u",
+			      rn, show(in->stream + ns, ne - ns), hit->rule, want);
 	}
 }
 
@@ -660,7 +677,8 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 					  (in_masked_field && carry);
 			continue;
 		}
-		if (in_masked_field && lib_is_cont(src, ln) && lib_filler(b->out, ln->start, ln->end) &&
+		if (in_masked_field && lib_is_cont(src, ln) &&
+		    lib_filler(b->out, ln->start, ln->end) &&
 		    (!line_changed(a, src, ln) || lib_filler(a->out, ln->start, ln->end))) {
 			/* An obs-fold continuation of the field below shares its
 			 * fate: masked, and not checked on its own any more. A
@@ -725,10 +743,11 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 			break;
 		if (ina != inb || a->hits[h].off != b->hits[g].off ||
 		    a->hits[h].rule != b->hits[g].rule)
-			return failf(e, "%s and %s runs report different matches (#%zu: %s)",
-				     run_name[base], run_name[kind], h,
-				     ina ? (inb ? "other rule or place" : "missing in the split run") :
-					   "extra in the split run");
+			return failf(
+				e, "%s and %s runs report different matches (#%zu: %s)",
+				run_name[base], run_name[kind], h,
+				ina ? (inb ? "other rule or place" : "missing in the split run")
+				    : "extra in the split run");
 	}
 	/* How a run ended: a drop, a halt or a stream that is no HTTP the same
 	 * way in both (a name cut at the very end may leave one in NAME). */
@@ -745,7 +764,8 @@ static void dump(const struct sc_input *in)
 
 	if (at) {
 		/* SC_DEBUG_AT=FROM,TO: bytes and classes of each run there. */
-		size_t lo = strtoul(at, NULL, 10), hi = strchr(at, ',') ? strtoul(strchr(at, ',') + 1, NULL, 10) : lo + 64;
+		size_t lo = strtoul(at, NULL, 10),
+		       hi = strchr(at, ',') ? strtoul(strchr(at, ',') + 1, NULL, 10) : lo + 64;
 
 		hi = hi > in->len ? in->len : hi;
 		for (int k = 0; k < RUN_KINDS; k++) {
@@ -754,7 +774,8 @@ static void dump(const struct sc_input *in)
 				fprintf(stderr, "%s", show(g_runs[k].out + i, 1));
 			fprintf(stderr, "\n%-18s ", "");
 			for (size_t i = lo; i < hi; i++)
-				fprintf(stderr, "%-*c", (int)strlen(show(in->stream + i, 1)), "-RFB"[g_runs[k].cls[i]]);
+				fprintf(stderr, "%-*c", (int)strlen(show(in->stream + i, 1)),
+					"-RFB"[g_runs[k].cls[i]]);
 			fputc('\n', stderr);
 		}
 		return;
@@ -764,8 +785,10 @@ static void dump(const struct sc_input *in)
 	for (int k = 0; k < RUN_KINDS; k++) {
 		const struct sc_run *r = &g_runs[k];
 
-		fprintf(stderr, "%s: phase %d, delivered %zu, stopped %zu, %zu matches, %zu ahead\n  ",
-			run_name[k], r->end_phase, r->delivered, r->stopped, r->n_hits, r->n_premask);
+		fprintf(stderr,
+			"%s: phase %d, delivered %zu, stopped %zu, %zu matches, %zu ahead\n  ",
+			run_name[k], r->end_phase, r->delivered, r->stopped, r->n_hits,
+			r->n_premask);
 		for (size_t i = 0; i < in->len; i++) {
 			fputc(r->out[i] >= 0x20 && r->out[i] < 0x7f ? r->out[i] : '.', stderr);
 			if (r->out[i] == '\n')
@@ -802,8 +825,8 @@ static int first_line_cut(const struct sc_input *in, int kind)
 
 	if (!untracked_scan(in))
 		return 0;
-	while (i < n && (lib_blank(in->stream[i]) || in->stream[i] == '\r' ||
-			 in->stream[i] == '\n'))
+	while (i < n &&
+	       (lib_blank(in->stream[i]) || in->stream[i] == '\r' || in->stream[i] == '\n'))
 		i++;
 	while (i < n && in->stream[i] != '\r' && in->stream[i] != '\n')
 		i++;

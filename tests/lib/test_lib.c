@@ -116,8 +116,8 @@ static void test_compile_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		hs_matcher *m = hs_compile_text(cases[i].text, strlen(cases[i].text), "lst", NULL,
-						&err);
+		hs_matcher *m =
+			hs_compile_text(cases[i].text, strlen(cases[i].text), "lst", NULL, &err);
 
 		assert_null(m);
 		assert_int_equal(err.code, -EINVAL);
@@ -344,10 +344,12 @@ static void test_mask_statuses(void **state)
 
 	/* Framing servers could read two ways: stop, say so. */
 	{
-		static const char amb[] = "POST / HTTP/1.1\r\nContent-Length: 5\r\n"
-					  "Transfer-Encoding: chunked\r\nX-Internal-Auth: a\r\n\r\n";
+		static const char amb[] =
+			"POST / HTTP/1.1\r\nContent-Length: 5\r\n"
+			"Transfer-Encoding: chunked\r\nX-Internal-Auth: a\r\n\r\n";
 
-		assert_int_equal(mask_exact(m, amb, sizeof(amb) - 1, &out, &res), HS_MASK_AMBIGUOUS);
+		assert_int_equal(mask_exact(m, amb, sizeof(amb) - 1, &out, &res),
+				 HS_MASK_AMBIGUOUS);
 		assert_int_equal(res.end, 0);
 		free(out);
 	}
@@ -390,8 +392,7 @@ static void test_mask_limit(void **state)
 	assert_true(res.scanned <= HS_MASK_MAX_BYTES);
 	{
 		/* The first whole record past the window is untouched. */
-		size_t first = strlen(head) +
-			       32 * ((HS_MASK_MAX_BYTES - strlen(head) + 31) / 32);
+		size_t first = strlen(head) + 32 * ((HS_MASK_MAX_BYTES - strlen(head) + 31) / 32);
 
 		assert_memory_equal(buf + first, "X-Internal-Auth: 0123456789abc\r\n", 32);
 	}
@@ -453,8 +454,8 @@ static int ref_match(const struct ref_list *rl, const char *name, size_t len)
 	for (int i = 0; i < rl->n; i++) {
 		size_t nl = strlen(rl->names[i]);
 
-		if (rl->prefix[i] ? (len >= nl && !memcmp(f, rl->names[i], nl)) :
-				    (len == nl && !memcmp(f, rl->names[i], nl)))
+		if (rl->prefix[i] ? (len >= nl && !memcmp(f, rl->names[i], nl))
+				  : (len == nl && !memcmp(f, rl->names[i], nl)))
 			return i;
 	}
 	return -1;
@@ -464,8 +465,8 @@ static int ref_match(const struct ref_list *rl, const char *name, size_t len)
  * Mask @req (request line, "Name: value" lines with CRLF, empty line) the
  * obvious way into @out. Returns the expected status; *end the block's end.
  */
-static int ref_mask(const struct ref_list *rl, const char *req, size_t len, char *out,
-		    size_t *end, unsigned int *masked)
+static int ref_mask(const struct ref_list *rl, const char *req, size_t len, char *out, size_t *end,
+		    unsigned int *masked)
 {
 	size_t pos = 0;
 	int first = 1;
@@ -497,7 +498,10 @@ static int ref_mask(const struct ref_list *rl, const char *req, size_t len, char
 				size_t nf = nlen < 10 ? nlen : 10;
 
 				for (size_t c = 0; c < content; c++)
-					out[pos + c] = c < nf ? fill[c] : c == nf ? ':' : c == nf + 1 ? ' ' : 'x';
+					out[pos + c] = c < nf	     ? fill[c]
+						       : c == nf     ? ':'
+						       : c == nf + 1 ? ' '
+								     : 'x';
 				(*masked)++;
 			}
 		}
@@ -610,8 +614,9 @@ static void test_corpus_requests(void **state)
 		pos += rlen;
 		done++;
 	}
-	print_message("%zu corpus requests: %zu lines masked, %zu dropped, %zu with ambiguous framing\n",
-		      done, masked, dropped, ambiguous);
+	print_message(
+		"%zu corpus requests: %zu lines masked, %zu dropped, %zu with ambiguous framing\n",
+		done, masked, dropped, ambiguous);
 	assert_int_equal(done, 2000);
 	assert_true(masked > 100);
 	free(stream);
@@ -634,7 +639,8 @@ static void test_random_requests(void **state)
 {
 	char path[512], *pool, *names[600], *p, *req;
 	const char *seed_env = getenv("HS_SEED");
-	unsigned long long seed = seed_env ? strtoull(seed_env, NULL, 0) : (unsigned long long)time(NULL);
+	unsigned long long seed =
+		seed_env ? strtoull(seed_env, NULL, 0) : (unsigned long long)time(NULL);
 	size_t plen, npool = 0;
 	hs_matcher *m = corpus_matcher();
 
@@ -701,9 +707,11 @@ static void test_random_requests(void **state)
 					fail_msg("%s cut at %zu: status %d", what, cut, st);
 				if (st == HS_MASK_INCOMPLETE) {
 					st = hs_mask_headers(m, got, o, &res);
-					if (st != rst || (st == HS_MASK_DONE && memcmp(got, want, o)))
-						fail_msg("%s: after a cut at %zu, status %d (reference %d):\n%.*s",
-							 what, cut, st, rst, (int)o, got);
+					if (st != rst ||
+					    (st == HS_MASK_DONE && memcmp(got, want, o)))
+						fail_msg(
+							"%s: after a cut at %zu, status %d (reference %d):\n%.*s",
+							what, cut, st, rst, (int)o, got);
 				}
 				free(got);
 				free(want);

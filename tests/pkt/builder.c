@@ -205,10 +205,10 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 	return lay->len;
 }
 
-#define FAIL(...)                                        \
-	do {                                             \
-		snprintf(why, why_len, __VA_ARGS__);     \
-		return -1;                               \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		snprintf(why, why_len, __VA_ARGS__);                                               \
+		return -1;                                                                         \
 	} while (0)
 
 int pb_check_sums(const __u8 *pkt, size_t len, char *why, size_t why_len)
@@ -271,7 +271,8 @@ int pb_check_sums(const __u8 *pkt, size_t len, char *why, size_t why_len)
 			if (l4 + 2 > end)
 				FAIL("cut in an extension header");
 			{
-				size_t n = nh == NH_AH ? (pkt[l4 + 1] + 2u) * 4 : (pkt[l4 + 1] + 1u) * 8;
+				size_t n = nh == NH_AH ? (pkt[l4 + 1] + 2u) * 4
+						       : (pkt[l4 + 1] + 1u) * 8;
 
 				nh = pkt[l4];
 				l4 += n;

@@ -119,9 +119,9 @@ static int ref_agrees(const struct pt_case *c)
 			r.outcome, c->verdict);
 		bad++;
 	}
-	if (c->verdict == PV_PASS &&
-	    memcmp(buf, c->out ? c->out : c->in, c->in_len)) {
-		fprintf(stderr, "  [ref] %s: the reference strips differently:\n    ref  \"", c->what);
+	if (c->verdict == PV_PASS && memcmp(buf, c->out ? c->out : c->in, c->in_len)) {
+		fprintf(stderr, "  [ref] %s: the reference strips differently:\n    ref  \"",
+			c->what);
 		fwrite(buf, 1, c->in_len, stderr);
 		fprintf(stderr, "\"\n");
 		bad++;
@@ -222,18 +222,19 @@ int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks)
 		}
 		rc = th_run(h, hook, in, (__u32)len, got, sizeof(got), &glen, &ret);
 		if (rc) {
-			fprintf(stderr, "  [%s] %s: test_run failed: %s\n", hn, c->what, strerror(-rc));
+			fprintf(stderr, "  [%s] %s: test_run failed: %s\n", hn, c->what,
+				strerror(-rc));
 			bad++;
 			continue;
 		}
 		if (ret != want_ret(hook, c->verdict)) {
-			fprintf(stderr, "  [%s] %s: returned %d, expected %d\n", hn, c->what, (int)ret,
-				(int)want_ret(hook, c->verdict));
+			fprintf(stderr, "  [%s] %s: returned %d, expected %d\n", hn, c->what,
+				(int)ret, (int)want_ret(hook, c->verdict));
 			bad++;
 		}
 		if (c->verdict == PV_PASS) {
-			if (pt_same_bytes(got, glen, want, wlen, c->mangle ? 0 : lay.tcp_check_off, why,
-					  sizeof(why))) {
+			if (pt_same_bytes(got, glen, want, wlen, c->mangle ? 0 : lay.tcp_check_off,
+					  why, sizeof(why))) {
 				fprintf(stderr, "  [%s] %s: %s\n", hn, c->what, why);
 				bad++;
 			}
@@ -248,8 +249,8 @@ int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks)
 		for (s = 0; s < PT_HIT_SLOTS; s++) {
 			if (ha[s] - hb[s] == c->hits[s])
 				continue;
-			fprintf(stderr, "  [%s] %s: header_hits[%d] moved by %llu, expected %u\n", hn,
-				c->what, s, (unsigned long long)(ha[s] - hb[s]), c->hits[s]);
+			fprintf(stderr, "  [%s] %s: header_hits[%d] moved by %llu, expected %u\n",
+				hn, c->what, s, (unsigned long long)(ha[s] - hb[s]), c->hits[s]);
 			bad++;
 		}
 	}

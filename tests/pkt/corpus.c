@@ -181,8 +181,10 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 		pt_expect_from_ref(&c, &r, buf + n, n);
 		/* Under the drop policy the requests dropped are exactly those
 		 * whose Content-Length conflicts (one request a packet). */
-		if (!pack && !conflict_pass && !with_drop && cl_conflict(reqs + pos, n) != (c.verdict == PV_DROP)) {
-			fprintf(stderr, "  %s: reference verdict %d, the Content-Length rule says %d\n",
+		if (!pack && !conflict_pass && !with_drop &&
+		    cl_conflict(reqs + pos, n) != (c.verdict == PV_DROP)) {
+			fprintf(stderr,
+				"  %s: reference verdict %d, the Content-Length rule says %d\n",
 				what, c.verdict, cl_conflict(reqs + pos, n));
 			bad++;
 		}
@@ -194,7 +196,8 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 			want_hits[r.hits[i]] += TH_HOOKS;
 		if (pt_check(h, &c, PT_ALL_HOOKS)) {
 			if (++bad == MAX_REPORTED) {
-				fprintf(stderr, "  ... stopping after %d mismatching requests\n", bad);
+				fprintf(stderr, "  ... stopping after %d mismatching requests\n",
+					bad);
 				free(buf);
 				break;
 			}
@@ -213,8 +216,9 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 		for (i = 0; i < ref->n; i++) {
 			if (ha[i] - hb[i] == want_hits[i])
 				continue;
-			fprintf(stderr, "  corpus: header_hits[%zu] (%s) moved by %llu, expected %llu\n",
-				i, ref->rules[i].name, (unsigned long long)(ha[i] - hb[i]),
+			fprintf(stderr,
+				"  corpus: header_hits[%zu] (%s) moved by %llu, expected %llu\n", i,
+				ref->rules[i].name, (unsigned long long)(ha[i] - hb[i]),
 				(unsigned long long)want_hits[i]);
 			bad++;
 		}

@@ -65,7 +65,8 @@ int pt_junk_bytes(struct th *h)
 		failed += pt_check(h, &c, PT_ALL_HOOKS) != 0;
 
 		/* Two of them, upper case and '_' in the name. */
-		n = (size_t)snprintf(in, sizeof(in), RL HOST "X_INTERNAL_AUTH%c%c: a\r\n\r\n", j, j);
+		n = (size_t)snprintf(in, sizeof(in), RL HOST "X_INTERNAL_AUTH%c%c: a\r\n\r\n", j,
+				     j);
 		snprintf(out, sizeof(out), RL HOST "x-hdrstrip: xxxxxxxx\r\n\r\n");
 		snprintf(what, sizeof(what), "two junk bytes %#04x before the colon", j);
 		c = dyn(what, in, n, out);
@@ -139,7 +140,8 @@ static int sweep_one(struct th *h, const char *what, const struct pb_spec *spec,
 			snprintf(tag, sizeof(tag), "%s cut at %zu", what, cut);
 			if (cut < 14 || (hook == TH_TC && cut < skb_min)) {
 				if (rc != -EINVAL) {
-					fprintf(stderr, "  [%s] %s: test_run gave %d, expected -EINVAL\n",
+					fprintf(stderr,
+						"  [%s] %s: test_run gave %d, expected -EINVAL\n",
 						th_hook_name[hook], tag, rc);
 					bad++;
 				}
@@ -147,8 +149,8 @@ static int sweep_one(struct th *h, const char *what, const struct pb_spec *spec,
 				continue;
 			}
 			if (rc || ret != pass_code(hook)) {
-				fprintf(stderr, "  [%s] %s: rc %d, returned %d\n", th_hook_name[hook], tag,
-					rc, (int)ret);
+				fprintf(stderr, "  [%s] %s: rc %d, returned %d\n",
+					th_hook_name[hook], tag, rc, (int)ret);
 				bad++;
 				continue;
 			}
@@ -169,11 +171,17 @@ static int sweep_one(struct th *h, const char *what, const struct pb_spec *spec,
 
 int pt_truncation_sweep(struct th *h, int *runs, int *refused)
 {
-	struct pb_spec v4 = { .ip_opts = "\x01\x01\x01\x00", .ip_opts_len = 4,
-			      .tcp_opts = "\x02\x04\x05\xb4\x01\x01\x04\x02", .tcp_opts_len = 8 };
-	struct pb_spec v6 = { .ipv6 = 1, .n_vlans = 2, .vlan_tpid = { 0x88a8, 0x8100 },
-			      .ext = { { 0, 0 }, { 43, 1 }, { 51, 4 }, { 60, 0 } }, .n_ext = 4,
-			      .tcp_opts = "\x01\x01\x01\x01", .tcp_opts_len = 4 };
+	struct pb_spec v4 = { .ip_opts = "\x01\x01\x01\x00",
+			      .ip_opts_len = 4,
+			      .tcp_opts = "\x02\x04\x05\xb4\x01\x01\x04\x02",
+			      .tcp_opts_len = 8 };
+	struct pb_spec v6 = { .ipv6 = 1,
+			      .n_vlans = 2,
+			      .vlan_tpid = { 0x88a8, 0x8100 },
+			      .ext = { { 0, 0 }, { 43, 1 }, { 51, 4 }, { 60, 0 } },
+			      .n_ext = 4,
+			      .tcp_opts = "\x01\x01\x01\x01",
+			      .tcp_opts_len = 4 };
 	struct pb_spec v6_plain = { .ipv6 = 1, .ext = { { 60, 1 } }, .n_ext = 1 };
 	struct pb_spec v4_vlan = { .n_vlans = 1, .vlan_tpid = { 0x8100 } };
 	int bad = 0;
@@ -268,7 +276,8 @@ int pt_limits(struct th *h, struct pt_limits *lim)
 		struct pt_case c;
 		size_t plen = sized_request(frame, in, out);
 
-		snprintf(what, sizeof(what), "largest frame (%zu bytes), internal field last", frame);
+		snprintf(what, sizeof(what), "largest frame (%zu bytes), internal field last",
+			 frame);
 		c = dyn(what, in, plen, out);
 		set_http(&c.delta, 3, 1, 1);
 		c.hits[R_AUTH] = 1;
@@ -292,7 +301,8 @@ int pt_limits(struct th *h, struct pt_limits *lim)
 int pt_many_headers(struct th *h, int n_benign)
 {
 	static char in[PB_MAX_PKT], out[PB_MAX_PKT];
-	static const char auth[] = "X-Internal-Auth: a\r\n\r\n", auth_m[] = "x-hdrstrip: xxxxxx\r\n\r\n";
+	static const char auth[] = "X-Internal-Auth: a\r\n\r\n",
+			  auth_m[] = "x-hdrstrip: xxxxxx\r\n\r\n";
 	size_t n = 0;
 	struct pt_case c;
 	int i;

@@ -56,7 +56,8 @@ int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_f
 		h->skel = hdrstrip__open();
 		if (!h->skel) {
 			err = -errno;
-			fprintf(stderr, "%s: cannot open the skeleton: %s\n", label, strerror(errno));
+			fprintf(stderr, "%s: cannot open the skeleton: %s\n", label,
+				strerror(errno));
 			return err;
 		}
 		h->obj = h->skel->obj;
@@ -67,7 +68,8 @@ int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_f
 
 		err = m ? bpf_map__set_max_entries(m, max_flows) : -ENOENT;
 		if (err) {
-			fprintf(stderr, "%s: cannot size the flow table: %s\n", label, strerror(-err));
+			fprintf(stderr, "%s: cannot size the flow table: %s\n", label,
+				strerror(-err));
 			goto out;
 		}
 	}
@@ -138,8 +140,8 @@ int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n
 	return th_config_untracked(h, slot, on_error, HS_POLICY_SCAN, ports, n_ports);
 }
 
-int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
-			const __u16 *ports, int n_ports)
+int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
+			int n_ports)
 {
 	struct hs_config cfg;
 	__u32 key = 0;
@@ -211,8 +213,8 @@ void th_forget_flows(struct th *h)
 	}
 }
 
-int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
-	   __u32 out_cap, __u32 *out_len, __u32 *ret)
+int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out, __u32 out_cap,
+	   __u32 *out_len, __u32 *ret)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len, .data_out = out,
 		    .data_size_out = out_cap, .repeat = 1);

@@ -49,8 +49,8 @@ void th_close(struct th *h);
  * loader's default --untracked scan. */
 int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports);
 /* The same with an --untracked policy of its own (enum hs_policy). */
-int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
-			const __u16 *ports, int n_ports);
+int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
+			int n_ports);
 int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t);
 
 /* Sums over every CPU. */
@@ -61,7 +61,7 @@ int th_hits(struct th *h, __u64 *sum, __u32 n_slots);
 void th_forget_flows(struct th *h);
 /* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
  * program left it (@out_cap bytes at most), @ret the program's return. */
-int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out,
-	   __u32 out_cap, __u32 *out_len, __u32 *ret);
+int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out, __u32 out_cap,
+	   __u32 *out_len, __u32 *ret);
 
 #endif /* HDRSTRIP_TEST_PKT_HARNESS_H */

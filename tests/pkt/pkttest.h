@@ -43,9 +43,9 @@ struct pt_case {
 #define IN(s) .in = (s), .in_len = sizeof(s) - 1
 #define OUT(s) .out = (s), .out_len = sizeof(s) - 1
 /* Counters of a request that was scanned to the end of its header block. */
-#define HTTP(seen_, matched_, masked_)                                                    \
-	.inspected = 1, .http_requests = 1, .headers_seen = (seen_),                      \
-	.headers_matched = (matched_), .headers_masked = (masked_),                       \
+#define HTTP(seen_, matched_, masked_)                                                             \
+	.inspected = 1, .http_requests = 1, .headers_seen = (seen_),                               \
+	.headers_matched = (matched_), .headers_masked = (masked_),                                \
 	.packets_modified = (masked_) > 0
 
 struct pt_state {

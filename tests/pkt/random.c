@@ -54,8 +54,9 @@ static void addc(struct buf *b, char c)
 }
 
 static const char *const eols[] = { "\r\n", "\r\n", "\r\n", "\n", "\r" };
-static const char blanks[] = { ' ', '\t', 0x0b, 0x0c, 0x1c, 0x1d, 0x1e, 0x1f, (char)0x85,
-			       (char)0xa0 };
+static const char blanks[] = {
+	' ', '\t', 0x0b, 0x0c, 0x1c, 0x1d, 0x1e, 0x1f, (char)0x85, (char)0xa0
+};
 
 static void eol(struct buf *b)
 {
@@ -75,11 +76,26 @@ static void some_blanks(struct buf *b, unsigned int max)
 static void name(struct buf *b)
 {
 	static const char *const names[] = {
-		"x-internal-auth", "x-internal-trace", "x-secret",    "x-edge-foo",
-		"x-edge-id",       "cdn-trace-id",     "x-a",         "x-proxy-hop-count",
-		"x-edge-",         "x-edge",           "x-internal",  "x-internal-auth2",
-		"host",            "accept",           "user-agent",  "x-ab",
-		"cdn-trace",       "content-length",   "x-edgeid",    "x-internal-tracer",
+		"x-internal-auth",
+		"x-internal-trace",
+		"x-secret",
+		"x-edge-foo",
+		"x-edge-id",
+		"cdn-trace-id",
+		"x-a",
+		"x-proxy-hop-count",
+		"x-edge-",
+		"x-edge",
+		"x-internal",
+		"x-internal-auth2",
+		"host",
+		"accept",
+		"user-agent",
+		"x-ab",
+		"cdn-trace",
+		"content-length",
+		"x-edgeid",
+		"x-internal-tracer",
 	};
 	const char *n = names[pick(sizeof(names) / sizeof(names[0]))];
 
@@ -101,15 +117,22 @@ static void value(struct buf *b)
 	for (i = 0; i < n; i++) {
 		unsigned int r = pick(20);
 
-		addc(b, r == 0 ? blanks[pick(sizeof(blanks))] : r == 1 ? ':' : (char)('a' + pick(26)));
+		addc(b, r == 0	 ? blanks[pick(sizeof(blanks))]
+			: r == 1 ? ':'
+				 : (char)('a' + pick(26)));
 	}
 }
 
 /* Body bytes that look like field lines. */
 static void body_text(struct buf *b, unsigned int n)
 {
-	static const char *const bits[] = { "X-Internal-Auth: a\r\n", "x-secret: 1\n", "\r\n",
-					    "GET / HTTP/1.1\r\n", "X-A: 1", " z", "\r" };
+	static const char *const bits[] = { "X-Internal-Auth: a\r\n",
+					    "x-secret: 1\n",
+					    "\r\n",
+					    "GET / HTTP/1.1\r\n",
+					    "X-A: 1",
+					    " z",
+					    "\r" };
 	size_t start = b->n;
 
 	while (b->n - start < n && b->n < b->cap)
@@ -121,7 +144,8 @@ static void body_text(struct buf *b, unsigned int n)
 /* A framing field, mostly well formed. */
 static void framing(struct buf *b, unsigned int *cl, int *chunked)
 {
-	static const char *const bad_cl[] = { "5x", "+5", "-1", "abc", "", " 5 6", "0x10", "\xef\xbc\x95" };
+	static const char *const bad_cl[] = { "5x", "+5",   "-1",   "abc",
+					      "",   " 5 6", "0x10", "\xef\xbc\x95" };
 	char num[24];
 	unsigned int r = pick(10);
 
@@ -132,7 +156,8 @@ static void framing(struct buf *b, unsigned int *cl, int *chunked)
 		adds(b, num);
 	} else if (r < 7) {
 		*chunked = 1;
-		adds(b, pick(2) ? "Transfer-Encoding: chunked" : "transfer-encoding: gzip, Chunked ");
+		adds(b,
+		     pick(2) ? "Transfer-Encoding: chunked" : "transfer-encoding: gzip, Chunked ");
 	} else if (r == 7) {
 		adds(b, "Content-Length: ");
 		adds(b, bad_cl[pick(sizeof(bad_cl) / sizeof(bad_cl[0]))]);
@@ -169,8 +194,9 @@ static void chunks(struct buf *b)
 
 static void request(struct buf *b)
 {
-	static const char *const methods[] = { "GET", "POST", "M-SEARCH", "get", "G\"T",
-					       "CONNECT" };
+	static const char *const methods[] = {
+		"GET", "POST", "M-SEARCH", "get", "G\"T", "CONNECT"
+	};
 	unsigned int i, n, cl = 0, at;
 	int chunked = 0;
 

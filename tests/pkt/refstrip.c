@@ -247,7 +247,7 @@ static int check_request(const __u8 *c, size_t n, int has_eol, size_t *fail)
 	for (k = 0; k < 5; k++) {
 		if (i + k == n)
 			goto short_bad;
-		if (c[i + k] != (__u8)"HTTP/"[k]) {
+		if (c[i + k] != (__u8) "HTTP/"[k]) {
 			*fail = i + k;
 			return -1;
 		}
@@ -272,10 +272,20 @@ static __u8 fill_byte(size_t col, size_t name_len)
 {
 	size_t fill = name_len < 10 ? name_len : 10;
 
-	return col < fill ? (__u8)"x-hdrstrip"[col] : col == fill ? ':' : col == fill + 1 ? ' ' : 'x';
+	return col < fill	 ? (__u8) "x-hdrstrip"[col]
+	       : col == fill	 ? ':'
+	       : col == fill + 1 ? ' '
+				 : 'x';
 }
 
-enum mode { M_REQUEST, M_FIELDS, M_BODY, M_CHUNKS, M_LINES, M_STOP };
+enum mode {
+	M_REQUEST,
+	M_FIELDS,
+	M_BODY,
+	M_CHUNKS,
+	M_LINES,
+	M_STOP
+};
 
 /* One pass over the stream. */
 struct ref {
@@ -494,7 +504,7 @@ static void transfer_encoding(struct ref *s, const __u8 *v, size_t n)
 	s->te = 1;
 	s->chunked = e - a == 7;
 	for (k = 0; s->chunked && k < 7; k++)
-		if (fold(v[a + k], 0) != (__u8)"chunked"[k])
+		if (fold(v[a + k], 0) != (__u8) "chunked"[k])
 			s->chunked = 0;
 }
 

@@ -33,39 +33,42 @@ static const __u16 port80 = 80;
 /* splitmix64, as in random.c. */
 static __u64 rng;
 
-static __u64 rnd(void) {
-  __u64 z = (rng += 0x9e3779b97f4a7c15ULL);
+static __u64 rnd(void)
+{
+	__u64 z = (rng += 0x9e3779b97f4a7c15ULL);
 
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
 }
 
-static __u32 ret_code(enum th_hook hook, int drop) {
-  if (hook == TH_XDP)
-    return drop ? XDP_DROP : XDP_PASS;
-  return drop ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;
+static __u32 ret_code(enum th_hook hook, int drop)
+{
+	if (hook == TH_XDP)
+		return drop ? XDP_DROP : XDP_PASS;
+	return drop ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;
 }
 
 /* One connection's sending side. */
 struct conn {
-  struct th *h;
-  enum th_hook hook;
-  struct pb_spec spec;
-  __u32 next; /* sequence number of the next byte */
-  const char *what;
-  int bad;
+	struct th *h;
+	enum th_hook hook;
+	struct pb_spec spec;
+	__u32 next; /* sequence number of the next byte */
+	const char *what;
+	int bad;
 };
 
-static void conn_init(struct conn *c, struct th *h, enum th_hook hook,
-                      __u16 sport, const char *what) {
-  memset(c, 0, sizeof(*c));
-  c->h = h;
-  c->hook = hook;
-  c->spec.sport = sport;
-  c->spec.seq_set = 1;
-  c->what = what;
-  c->next = ISN;
+static void conn_init(struct conn *c, struct th *h, enum th_hook hook, __u16 sport,
+		      const char *what)
+{
+	memset(c, 0, sizeof(*c));
+	c->h = h;
+	c->hook = hook;
+	c->spec.sport = sport;
+	c->spec.seq_set = 1;
+	c->what = what;
+	c->next = ISN;
 }
 
 /*
@@ -73,75 +76,73 @@ static void conn_init(struct conn *c, struct th *h, enum th_hook hook,
  * program passed it, 0 when it dropped it, -1 on a test failure; @out gets
  * the payload as it left.
  */
-static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload,
-                   size_t n, __u8 *out) {
-  static __u8 pkt[PB_MAX_PKT], got[2 * PB_MAX_PKT];
-  struct pb_layout lay;
-  __u32 glen = 0, ret = 0;
-  size_t len, i;
-  char why[160];
-  int rc;
+static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload, size_t n, __u8 *out)
+{
+	static __u8 pkt[PB_MAX_PKT], got[2 * PB_MAX_PKT];
+	struct pb_layout lay;
+	__u32 glen = 0, ret = 0;
+	size_t len, i;
+	char why[160];
+	int rc;
 
-  c->spec.seq = seq;
-  c->spec.tcp_flags = flags;
-  len = pb_build(&c->spec, payload, n, pkt, &lay);
-  rc = len ? th_run(c->h, c->hook, pkt, (__u32)len, got, sizeof(got), &glen,
-                    &ret)
-           : -E2BIG;
-  if (rc) {
-    fprintf(stderr, "  [%s] %s: test_run failed: %s\n", th_hook_name[c->hook],
-            c->what, strerror(-rc));
-    return -1;
-  }
-  if (ret == ret_code(c->hook, 1))
-    return 0;
-  if (ret != ret_code(c->hook, 0)) {
-    fprintf(stderr, "  [%s] %s: returned %u\n", th_hook_name[c->hook], c->what,
-            ret);
-    return -1;
-  }
-  if (glen != len || pb_check_sums(got, glen, why, sizeof(why)) < 0) {
-    fprintf(stderr, "  [%s] %s: segment at seq %u: %s\n", th_hook_name[c->hook],
-            c->what, seq, glen != len ? "length changed" : why);
-    return -1;
-  }
-  /* Only the payload and the TCP checksum may change. */
-  for (i = 0; i < lay.payload_off; i++) {
-    if (got[i] != pkt[i] && i != lay.tcp_check_off &&
-        i != lay.tcp_check_off + 1) {
-      fprintf(stderr, "  [%s] %s: header byte %zu changed\n",
-              th_hook_name[c->hook], c->what, i);
-      return -1;
-    }
-  }
-  if (out)
-    memcpy(out, got + lay.payload_off, n);
-  return 1;
+	c->spec.seq = seq;
+	c->spec.tcp_flags = flags;
+	len = pb_build(&c->spec, payload, n, pkt, &lay);
+	rc = len ? th_run(c->h, c->hook, pkt, (__u32)len, got, sizeof(got), &glen, &ret) : -E2BIG;
+	if (rc) {
+		fprintf(stderr, "  [%s] %s: test_run failed: %s\n", th_hook_name[c->hook], c->what,
+			strerror(-rc));
+		return -1;
+	}
+	if (ret == ret_code(c->hook, 1))
+		return 0;
+	if (ret != ret_code(c->hook, 0)) {
+		fprintf(stderr, "  [%s] %s: returned %u\n", th_hook_name[c->hook], c->what, ret);
+		return -1;
+	}
+	if (glen != len || pb_check_sums(got, glen, why, sizeof(why)) < 0) {
+		fprintf(stderr, "  [%s] %s: segment at seq %u: %s\n", th_hook_name[c->hook],
+			c->what, seq, glen != len ? "length changed" : why);
+		return -1;
+	}
+	/* Only the payload and the TCP checksum may change. */
+	for (i = 0; i < lay.payload_off; i++) {
+		if (got[i] != pkt[i] && i != lay.tcp_check_off && i != lay.tcp_check_off + 1) {
+			fprintf(stderr, "  [%s] %s: header byte %zu changed\n",
+				th_hook_name[c->hook], c->what, i);
+			return -1;
+		}
+	}
+	if (out)
+		memcpy(out, got + lay.payload_off, n);
+	return 1;
 }
 
-static int send_ctl(struct conn *c, __u8 flags) {
-  int r = send_at(c, c->next, flags, "", 0, NULL);
+static int send_ctl(struct conn *c, __u8 flags)
+{
+	int r = send_at(c, c->next, flags, "", 0, NULL);
 
-  if (flags & TCP_SYN)
-    c->next++;
-  return r;
+	if (flags & TCP_SYN)
+		c->next++;
+	return r;
 }
 
 /* How a stream should come out. */
 struct expect {
-  __u8 *out; /* the reference's output */
-  __u8 *touched;
-  struct ref_result r;
+	__u8 *out; /* the reference's output */
+	__u8 *touched;
+	struct ref_result r;
 };
 
-static void expect_stream(const struct ref_list *l, const __u8 *data,
-                          size_t len, const size_t *ends, size_t n_ends,
-                          int conflict_pass, struct expect *e) {
-  const struct ref_opts o = {
-      .ends = ends, .n_ends = n_ends, .conflict_pass = conflict_pass};
+static void expect_stream(const struct ref_list *l, const __u8 *data, size_t len,
+			  const size_t *ends, size_t n_ends, int conflict_pass, struct expect *e)
+{
+	const struct ref_opts o = { .ends = ends,
+				    .n_ends = n_ends,
+				    .conflict_pass = conflict_pass };
 
-  memcpy(e->out, data, len);
-  ref_strip_ex(l, e->out, len, &o, e->touched, &e->r);
+	memcpy(e->out, data, len);
+	ref_strip_ex(l, e->out, len, &o, e->touched, &e->r);
 }
 
 /*
@@ -150,331 +151,333 @@ static void expect_stream(const struct ref_list *l, const __u8 *data,
  * against the reference. @got (len bytes) receives the output. Returns the
  * number of mismatches.
  */
-static int play(struct th *h, enum th_hook hook, const struct ref_list *l,
-                const __u8 *data, size_t len, const size_t *ends, size_t n_ends,
-                int conflict_pass, const char *what, __u8 *got,
-                struct st_stats *st) {
-  static __u8 ref_out[1 << 21], touched[1 << 21];
-  struct expect e = {.out = ref_out, .touched = touched};
-  struct hs_counters before, after, want;
-  struct hs_flow_key k;
-  struct conn c;
-  size_t i, start = 0, sent = 0, modified = 0;
-  int bad = 0, dropped = 0, r;
+static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const __u8 *data,
+		size_t len, const size_t *ends, size_t n_ends, int conflict_pass, const char *what,
+		__u8 *got, struct st_stats *st)
+{
+	static __u8 ref_out[1 << 21], touched[1 << 21];
+	struct expect e = { .out = ref_out, .touched = touched };
+	struct hs_counters before, after, want;
+	struct hs_flow_key k;
+	struct conn c;
+	size_t i, start = 0, sent = 0, modified = 0;
+	int bad = 0, dropped = 0, r;
 
-  if (len > sizeof(ref_out))
-    return 1;
-  expect_stream(l, data, len, ends, n_ends, conflict_pass, &e);
-  th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1);
-  th_forget_flows(h);
-  h->keep_flows = 1;
-  conn_init(&c, h, hook, 40000, what);
-  th_counters(h, &before);
-  if (send_ctl(&c, TCP_SYN) != 1)
-    bad++;
-  for (i = 0; i < n_ends && !bad; i++) {
-    size_t end = ends[i];
-    int want_drop = (e.r.outcome == REF_DROP || e.r.outcome == REF_HALT) &&
-                    e.r.stop >= start && e.r.stop < end;
-    size_t k2;
+	if (len > sizeof(ref_out))
+		return 1;
+	expect_stream(l, data, len, ends, n_ends, conflict_pass, &e);
+	th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1);
+	th_forget_flows(h);
+	h->keep_flows = 1;
+	conn_init(&c, h, hook, 40000, what);
+	th_counters(h, &before);
+	if (send_ctl(&c, TCP_SYN) != 1)
+		bad++;
+	for (i = 0; i < n_ends && !bad; i++) {
+		size_t end = ends[i];
+		int want_drop = (e.r.outcome == REF_DROP || e.r.outcome == REF_HALT) &&
+				e.r.stop >= start && e.r.stop < end;
+		size_t k2;
 
-    r = send_at(&c, c.next, 0, data + start, end - start, got + start);
-    sent++;
-    if (r < 0 || r != !want_drop) {
-      fprintf(stderr, "  [%s] %s: segment %zu [%zu, %zu) %s, expected %s\n",
-              th_hook_name[hook], what, i, start, end, r ? "passed" : "dropped",
-              want_drop ? "dropped" : "passed");
-      bad++;
-      break;
-    }
-    if (!r) {
-      dropped = 1;
-      break;
-    }
-    if (memcmp(got + start, ref_out + start, end - start)) {
-      for (k2 = start; got[k2] == ref_out[k2]; k2++)
-        ;
-      fprintf(stderr,
-              "  [%s] %s: segment %zu [%zu, %zu): byte %zu is %#04x, the "
-              "reference has %#04x\n",
-              th_hook_name[hook], what, i, start, end, k2, got[k2],
-              ref_out[k2]);
-      bad++;
-      break;
-    }
-    for (k2 = start; k2 < end && !touched[k2]; k2++)
-      ;
-    modified += k2 < end;
-    c.next += (__u32)(end - start);
-    start = end;
-  }
-  if (send_ctl(&c, TCP_FIN_ACK) != 1)
-    bad++;
-  h->keep_flows = 0;
-  if (!bpf_map_get_next_key(h->flows_fd, NULL, &k)) {
-    fprintf(stderr, "  [%s] %s: a flow is left after FIN\n", th_hook_name[hook],
-            what);
-    bad++;
-  }
-  th_counters(h, &after);
-  if (!bad) {
-    memset(&want, 0, sizeof(want));
-    want.packets = sent + 2;
-    want.inspected = sent;
-    want.http_requests = e.r.requests;
-    want.headers_seen = e.r.seen;
-    want.headers_matched = e.r.matched;
-    want.headers_masked = e.r.masked;
-    want.packets_modified = modified;
-    want.packets_dropped = dropped;
-    want.non_http = e.r.not_http ? sent : 0;
-    want.split_names = e.r.premasked;
-    want.framing_conflict = e.r.conflicts;
-    want.framing_invalid = e.r.framing_invalid;
-    want.desync = e.r.desync;
-    want.flows_new = 1;
-    want.flows_closed = 1;
-    bad += pt_diff_counters(what, th_hook_name[hook], &want, &before, &after);
-  }
-  st->runs += sent + 2;
-  st->streams++;
-  st->split_names += e.r.premasked;
-  st->dropped += dropped;
-  st->modified += modified;
-  return bad;
+		r = send_at(&c, c.next, 0, data + start, end - start, got + start);
+		sent++;
+		if (r < 0 || r != !want_drop) {
+			fprintf(stderr, "  [%s] %s: segment %zu [%zu, %zu) %s, expected %s\n",
+				th_hook_name[hook], what, i, start, end, r ? "passed" : "dropped",
+				want_drop ? "dropped" : "passed");
+			bad++;
+			break;
+		}
+		if (!r) {
+			dropped = 1;
+			break;
+		}
+		if (memcmp(got + start, ref_out + start, end - start)) {
+			for (k2 = start; got[k2] == ref_out[k2]; k2++)
+				;
+			fprintf(stderr,
+				"  [%s] %s: segment %zu [%zu, %zu): byte %zu is %#04x, the "
+				"reference has %#04x\n",
+				th_hook_name[hook], what, i, start, end, k2, got[k2], ref_out[k2]);
+			bad++;
+			break;
+		}
+		for (k2 = start; k2 < end && !touched[k2]; k2++)
+			;
+		modified += k2 < end;
+		c.next += (__u32)(end - start);
+		start = end;
+	}
+	if (send_ctl(&c, TCP_FIN_ACK) != 1)
+		bad++;
+	h->keep_flows = 0;
+	if (!bpf_map_get_next_key(h->flows_fd, NULL, &k)) {
+		fprintf(stderr, "  [%s] %s: a flow is left after FIN\n", th_hook_name[hook], what);
+		bad++;
+	}
+	th_counters(h, &after);
+	if (!bad) {
+		memset(&want, 0, sizeof(want));
+		want.packets = sent + 2;
+		want.inspected = sent;
+		want.http_requests = e.r.requests;
+		want.headers_seen = e.r.seen;
+		want.headers_matched = e.r.matched;
+		want.headers_masked = e.r.masked;
+		want.packets_modified = modified;
+		want.packets_dropped = dropped;
+		want.non_http = e.r.not_http ? sent : 0;
+		want.split_names = e.r.premasked;
+		want.framing_conflict = e.r.conflicts;
+		want.framing_invalid = e.r.framing_invalid;
+		want.desync = e.r.desync;
+		want.flows_new = 1;
+		want.flows_closed = 1;
+		bad += pt_diff_counters(what, th_hook_name[hook], &want, &before, &after);
+	}
+	st->runs += sent + 2;
+	st->streams++;
+	st->split_names += e.r.premasked;
+	st->dropped += dropped;
+	st->modified += modified;
+	return bad;
 }
 
-static char *slurp(const char *dir, const char *name, size_t *len) {
-  char path[4096];
-  char *buf = NULL;
-  FILE *f;
-  long n;
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	char *buf = NULL;
+	FILE *f;
+	long n;
 
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
-    buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-      free(buf);
-      buf = NULL;
-    }
-    if (buf) {
-      buf[n] = 0;
-      *len = (size_t)n;
-    }
-  }
-  fclose(f);
-  return buf;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[n] = 0;
+			*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
 }
 
 /* The corpus, its list (as written: drop rules too) in slot 0, and where
  * each request starts. */
 struct corpus {
-  char *reqs, *list;
-  size_t len, n, off[2001];
-  struct hs_trie *t;
-  struct ref_list *ref;
+	char *reqs, *list;
+	size_t len, n, off[2001];
+	struct hs_trie *t;
+	struct ref_list *ref;
 };
 
-static void corpus_free(struct corpus *k) {
-  free(k->reqs);
-  free(k->list);
-  free(k->t);
-  free(k->ref);
+static void corpus_free(struct corpus *k)
+{
+	free(k->reqs);
+	free(k->list);
+	free(k->t);
+	free(k->ref);
 }
 
-static int corpus_load(struct th *h, const char *dir, int with_drop,
-                       struct corpus *k) {
-  size_t list_len, pos = 0;
+static int corpus_load(struct th *h, const char *dir, int with_drop, struct corpus *k)
+{
+	size_t list_len, pos = 0;
 
-  memset(k, 0, sizeof(*k));
-  k->reqs = slurp(dir, "requests.http", &k->len);
-  k->list = slurp(dir, "internal-headers.txt", &list_len);
-  k->t = calloc(1, sizeof(*k->t));
-  k->ref = calloc(1, sizeof(*k->ref));
-  if (k->list && !with_drop) {
-    pt_strip_drop_words(k->list);
-    list_len = strlen(k->list);
-  }
-  if (!k->reqs || !k->list || !k->t || !k->ref || pt_compile(k->list, k->t) ||
-      th_set_trie(h, 0, k->t) || ref_list_parse(k->list, list_len, 0, k->ref)) {
-    corpus_free(k);
-    return -1;
-  }
-  while (pos < k->len && k->n < 2000) {
-    const char *e = strstr(k->reqs + pos, "\r\n\r\n");
+	memset(k, 0, sizeof(*k));
+	k->reqs = slurp(dir, "requests.http", &k->len);
+	k->list = slurp(dir, "internal-headers.txt", &list_len);
+	k->t = calloc(1, sizeof(*k->t));
+	k->ref = calloc(1, sizeof(*k->ref));
+	if (k->list && !with_drop) {
+		pt_strip_drop_words(k->list);
+		list_len = strlen(k->list);
+	}
+	if (!k->reqs || !k->list || !k->t || !k->ref || pt_compile(k->list, k->t) ||
+	    th_set_trie(h, 0, k->t) || ref_list_parse(k->list, list_len, 0, k->ref)) {
+		corpus_free(k);
+		return -1;
+	}
+	while (pos < k->len && k->n < 2000) {
+		const char *e = strstr(k->reqs + pos, "\r\n\r\n");
 
-    k->off[k->n++] = pos;
-    pos = e ? (size_t)(e - k->reqs) + 4 : k->len;
-  }
-  k->off[k->n] = pos;
-  return 0;
+		k->off[k->n++] = pos;
+		pos = e ? (size_t)(e - k->reqs) + 4 : k->len;
+	}
+	k->off[k->n] = pos;
+	return 0;
 }
 
-static int corpus_done(struct th *h, struct corpus *k, int bad) {
-  corpus_free(k);
-  th_config(h, 0, HS_POLICY_DROP, &port80, 1);
-  if (th_set_trie(h, 0, pt.fix_trie))
-    bad++;
-  return bad;
+static int corpus_done(struct th *h, struct corpus *k, int bad)
+{
+	corpus_free(k);
+	th_config(h, 0, HS_POLICY_DROP, &port80, 1);
+	if (th_set_trie(h, 0, pt.fix_trie))
+		bad++;
+	return bad;
 }
 
 /* One packet, one connection without state: the single-packet output. */
-static int single(struct th *h, enum th_hook hook, const __u8 *data, size_t len,
-                  __u8 *out, int *passed) {
-  struct conn c;
-  int r;
+static int single(struct th *h, enum th_hook hook, const __u8 *data, size_t len, __u8 *out,
+		  int *passed)
+{
+	struct conn c;
+	int r;
 
-  h->keep_flows = 0;
-  conn_init(&c, h, hook, 40000, "single packet");
-  r = send_at(&c, c.next, 0, data, len, out);
-  *passed = r == 1;
-  return r < 0;
+	h->keep_flows = 0;
+	conn_init(&c, h, hook, 40000, "single packet");
+	r = send_at(&c, c.next, 0, data, len, out);
+	*passed = r == 1;
+	return r < 0;
 }
 
-int st_split2(struct th *h, const char *corpus, int first, int sample,
-              __u64 seed, struct st_stats *st) {
-  static __u8 got[1 << 16], one[1 << 16];
-  struct corpus k;
-  int bad = 0, hook, reported = 0;
-  size_t i, cut;
+int st_split2(struct th *h, const char *corpus, int first, int sample, __u64 seed,
+	      struct st_stats *st)
+{
+	static __u8 got[1 << 16], one[1 << 16];
+	struct corpus k;
+	int bad = 0, hook, reported = 0;
+	size_t i, cut;
 
-  memset(st, 0, sizeof(*st));
-  if (corpus_load(h, corpus, 1, &k))
-    return 1;
-  rng = seed;
-  for (i = 0; i < k.n && reported < MAX_REPORTED; i++) {
-    const __u8 *req = (const __u8 *)k.reqs + k.off[i];
-    size_t len = k.off[i + 1] - k.off[i];
+	memset(st, 0, sizeof(*st));
+	if (corpus_load(h, corpus, 1, &k))
+		return 1;
+	rng = seed;
+	for (i = 0; i < k.n && reported < MAX_REPORTED; i++) {
+		const __u8 *req = (const __u8 *)k.reqs + k.off[i];
+		size_t len = k.off[i + 1] - k.off[i];
 
-    /* The first requests, then a sample of the others. */
-    if ((int)i >= first && sample >= 0 &&
-        rnd() % (k.n - (size_t)first) >= (size_t)sample)
-      continue;
-    st->requests++;
-    for (hook = 0; hook < TH_HOOKS; hook++) {
-      int passed;
+		/* The first requests, then a sample of the others. */
+		if ((int)i >= first && sample >= 0 &&
+		    rnd() % (k.n - (size_t)first) >= (size_t)sample)
+			continue;
+		st->requests++;
+		for (hook = 0; hook < TH_HOOKS; hook++) {
+			int passed;
 
-      th_config(h, 0, HS_POLICY_DROP, &port80, 1);
-      bad += single(h, (enum th_hook)hook, req, len, one, &passed);
-      for (cut = 1; cut < len && reported < MAX_REPORTED; cut++) {
-        size_t ends[2] = {cut, len};
-        char what[96];
-        int b;
+			th_config(h, 0, HS_POLICY_DROP, &port80, 1);
+			bad += single(h, (enum th_hook)hook, req, len, one, &passed);
+			for (cut = 1; cut < len && reported < MAX_REPORTED; cut++) {
+				size_t ends[2] = { cut, len };
+				char what[96];
+				int b;
 
-        snprintf(what, sizeof(what), "corpus request %zu cut at %zu", i, cut);
-        memset(got, 0, len);
-        b = play(h, (enum th_hook)hook, k.ref, req, len, ends, 2, 0, what, got,
-                 st);
-        /* No name rewritten ahead: the same bytes as one packet. */
-        if (!b && passed && got[len - 1] == one[len - 1] &&
-            memcmp(got, one, len)) {
-          struct ref_result r;
-          static __u8 tmp[1 << 16];
-          const struct ref_opts o = {.ends = ends, .n_ends = 2};
+				snprintf(what, sizeof(what), "corpus request %zu cut at %zu", i,
+					 cut);
+				memset(got, 0, len);
+				b = play(h, (enum th_hook)hook, k.ref, req, len, ends, 2, 0, what,
+					 got, st);
+				/* No name rewritten ahead: the same bytes as one packet. */
+				if (!b && passed && got[len - 1] == one[len - 1] &&
+				    memcmp(got, one, len)) {
+					struct ref_result r;
+					static __u8 tmp[1 << 16];
+					const struct ref_opts o = { .ends = ends, .n_ends = 2 };
 
-          memcpy(tmp, req, len);
-          ref_strip_ex(k.ref, tmp, len, &o, NULL, &r);
-          if (!r.premasked) {
-            fprintf(stderr,
-                    "  [%s] %s: differs from the "
-                    "single packet\n",
-                    th_hook_name[hook], what);
-            b++;
-          }
-        }
-        if (b) {
-          bad += b;
-          reported++;
-        }
-      }
-    }
-  }
-  return corpus_done(h, &k, bad);
+					memcpy(tmp, req, len);
+					ref_strip_ex(k.ref, tmp, len, &o, NULL, &r);
+					if (!r.premasked) {
+						fprintf(stderr,
+							"  [%s] %s: differs from the "
+							"single packet\n",
+							th_hook_name[hook], what);
+						b++;
+					}
+				}
+				if (b) {
+					bad += b;
+					reported++;
+				}
+			}
+		}
+	}
+	return corpus_done(h, &k, bad);
 }
 
-int st_random_pieces(struct th *h, const char *corpus, __u64 seed,
-                     struct st_stats *st) {
-  static __u8 got[1 << 16];
-  struct corpus k;
-  int bad = 0, hook, reported = 0;
-  size_t i;
+int st_random_pieces(struct th *h, const char *corpus, __u64 seed, struct st_stats *st)
+{
+	static __u8 got[1 << 16];
+	struct corpus k;
+	int bad = 0, hook, reported = 0;
+	size_t i;
 
-  memset(st, 0, sizeof(*st));
-  if (corpus_load(h, corpus, 1, &k))
-    return 1;
-  rng = seed;
-  for (i = 0; i < k.n && reported < MAX_REPORTED; i++) {
-    const __u8 *req = (const __u8 *)k.reqs + k.off[i];
-    size_t len = k.off[i + 1] - k.off[i], ends[8], n = 3 + rnd() % 6, j, a, b2;
-    int pass = (int)(rnd() & 1);
-    char what[96];
+	memset(st, 0, sizeof(*st));
+	if (corpus_load(h, corpus, 1, &k))
+		return 1;
+	rng = seed;
+	for (i = 0; i < k.n && reported < MAX_REPORTED; i++) {
+		const __u8 *req = (const __u8 *)k.reqs + k.off[i];
+		size_t len = k.off[i + 1] - k.off[i], ends[8], n = 3 + rnd() % 6, j, a, b2;
+		int pass = (int)(rnd() & 1);
+		char what[96];
 
-    /* n - 1 distinct cuts in (0, len), sorted. */
-    for (j = 0; j + 1 < n; j++) {
-      size_t c;
+		/* n - 1 distinct cuts in (0, len), sorted. */
+		for (j = 0; j + 1 < n; j++) {
+			size_t c;
 
-      do {
-        c = 1 + rnd() % (len - 1);
-        for (a = 0; a < j && ends[a] != c; a++)
-          ;
-      } while (a < j);
-      ends[j] = c;
-    }
-    for (a = 0; a + 1 < n; a++)
-      for (b2 = a + 1; b2 + 1 < n; b2++)
-        if (ends[b2] < ends[a]) {
-          size_t t = ends[a];
+			do {
+				c = 1 + rnd() % (len - 1);
+				for (a = 0; a < j && ends[a] != c; a++)
+					;
+			} while (a < j);
+			ends[j] = c;
+		}
+		for (a = 0; a + 1 < n; a++)
+			for (b2 = a + 1; b2 + 1 < n; b2++)
+				if (ends[b2] < ends[a]) {
+					size_t t = ends[a];
 
-          ends[a] = ends[b2];
-          ends[b2] = t;
-        }
-    ends[n - 1] = len;
-    snprintf(what, sizeof(what),
-             "corpus request %zu in %zu pieces (seed %llu, %s)", i, n,
-             (unsigned long long)seed,
-             pass ? "on_error pass" : "on_error drop");
-    st->requests++;
-    for (hook = 0; hook < TH_HOOKS; hook++) {
-      int b = play(h, (enum th_hook)hook, k.ref, req, len, ends, n, pass, what,
-                   got, st);
+					ends[a] = ends[b2];
+					ends[b2] = t;
+				}
+		ends[n - 1] = len;
+		snprintf(what, sizeof(what), "corpus request %zu in %zu pieces (seed %llu, %s)", i,
+			 n, (unsigned long long)seed, pass ? "on_error pass" : "on_error drop");
+		st->requests++;
+		for (hook = 0; hook < TH_HOOKS; hook++) {
+			int b = play(h, (enum th_hook)hook, k.ref, req, len, ends, n, pass, what,
+				     got, st);
 
-      bad += b;
-      reported += b != 0;
-    }
-  }
-  return corpus_done(h, &k, bad);
+			bad += b;
+			reported += b != 0;
+		}
+	}
+	return corpus_done(h, &k, bad);
 }
 
-int st_pipelined(struct th *h, const char *corpus, size_t mss,
-                 int conflict_pass, struct st_stats *st) {
-  static __u8 got[1 << 21];
-  static size_t ends[MAX_SEGS];
-  struct corpus k;
-  size_t n = 0, pos = 0;
-  int bad = 0, hook;
-  char what[96];
+int st_pipelined(struct th *h, const char *corpus, size_t mss, int conflict_pass,
+		 struct st_stats *st)
+{
+	static __u8 got[1 << 21];
+	static size_t ends[MAX_SEGS];
+	struct corpus k;
+	size_t n = 0, pos = 0;
+	int bad = 0, hook;
+	char what[96];
 
-  memset(st, 0, sizeof(*st));
-  /* Every rule masks here: a drop rule would end the connection early. */
-  if (corpus_load(h, corpus, 0, &k))
-    return 1;
-  while (pos < k.len && n < MAX_SEGS) {
-    pos = pos + mss < k.len ? pos + mss : k.len;
-    ends[n++] = pos;
-  }
-  if (pos != k.len)
-    return corpus_done(h, &k, 1);
-  snprintf(what, sizeof(what),
-           "the corpus as one connection, %zu-byte segments, %s", mss,
-           conflict_pass ? "on_error pass" : "on_error drop");
-  st->requests = k.n;
-  for (hook = 0; hook < TH_HOOKS; hook++)
-    bad += play(h, (enum th_hook)hook, k.ref, (const __u8 *)k.reqs, k.len, ends,
-                n, conflict_pass, what, got, st);
-  return corpus_done(h, &k, bad);
+	memset(st, 0, sizeof(*st));
+	/* Every rule masks here: a drop rule would end the connection early. */
+	if (corpus_load(h, corpus, 0, &k))
+		return 1;
+	while (pos < k.len && n < MAX_SEGS) {
+		pos = pos + mss < k.len ? pos + mss : k.len;
+		ends[n++] = pos;
+	}
+	if (pos != k.len)
+		return corpus_done(h, &k, 1);
+	snprintf(what, sizeof(what), "the corpus as one connection, %zu-byte segments, %s", mss,
+		 conflict_pass ? "on_error pass" : "on_error drop");
+	st->requests = k.n;
+	for (hook = 0; hook < TH_HOOKS; hook++)
+		bad += play(h, (enum th_hook)hook, k.ref, (const __u8 *)k.reqs, k.len, ends, n,
+			    conflict_pass, what, got, st);
+	return corpus_done(h, &k, bad);
 }
 
 /*
@@ -483,10 +486,10 @@ int st_pipelined(struct th *h, const char *corpus, size_t mss,
  * the reference, which must agree with the written output.
  */
 struct framing_case {
-  const char *what;
-  const char *in, *out; /* out NULL: unchanged */
-  int pass;             /* on_error pass */
-  int dropped;          /* under drop: the stream stops */
+	const char *what;
+	const char *in, *out; /* out NULL: unchanged */
+	int pass; /* on_error pass */
+	int dropped; /* under drop: the stream stops */
 };
 
 #define RQ "POST /u HTTP/1.1\r\nHost: h\r\n"
@@ -496,126 +499,116 @@ struct framing_case {
 #define NEXT_M "GET /n HTTP/1.1\r\n" AUTH_M "\r\n"
 
 static const struct framing_case framing_cases[] = {
-    {"Content-Length body that looks like fields, then a request",
-     RQ "Content-Length: 20\r\n\r\n" AUTH "\r\n" NEXT,
-     RQ "Content-Length: 20\r\n\r\n" AUTH "\r\n" NEXT_M, 0, 0},
-    {"chunked body that looks like fields, internal trailer, then a request",
-     RQ "Transfer-Encoding: chunked\r\n\r\n14\r\n" AUTH "\r\n3;x=" AUTH
-        "abc\r\n0\r\n" AUTH "\r\n" NEXT,
-     RQ "Transfer-Encoding: chunked\r\n\r\n14\r\n" AUTH "\r\n3;x=" AUTH
-        "abc\r\n0\r\n" AUTH_M "\r\n" NEXT_M,
-     0, 0},
-    {"chunked, upper-case hex and LF-only chunk ends",
-     RQ "transfer-encoding: gzip, CHUNKED\r\n\r\n1A\n" AUTH
-        "123456\n0\n\n" NEXT,
-     RQ "transfer-encoding: gzip, CHUNKED\r\n\r\n1A\n" AUTH
-        "123456\n0\n\n" NEXT_M,
-     0, 0},
-    {"Content-Length 0, then a request", RQ "Content-Length: 0\r\n\r\n" NEXT,
-     RQ "Content-Length: 0\r\n\r\n" NEXT_M, 0, 0},
-    {"the same length twice",
-     RQ "Content-Length: 4\r\ncontent-length:4 \r\n\r\nabcd" NEXT,
-     RQ "Content-Length: 4\r\ncontent-length:4 \r\n\r\nabcd" NEXT_M, 0, 0},
-    {"invalid length: no body", RQ "Content-Length: abc\r\n\r\n" NEXT,
-     RQ "Content-Length: abc\r\n\r\n" NEXT_M, 0, 0},
-    {"'_' is not '-' in a framing name: no body",
-     RQ "Content_Length: 20\r\n\r\n" NEXT,
-     RQ "Content_Length: 20\r\n\r\n" NEXT_M, 0, 0},
-    {"CONNECT: line by line after it",
-     "CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n\x16\x03\x01zz\r\n" AUTH,
-     "CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n\x16\x03\x01zz\r\n" AUTH_M, 0,
-     0},
-    {"Upgrade: line by line after it",
-     "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n\x81\x05hello\n" AUTH,
-     "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n\x81\x05hello\n" AUTH_M, 0,
-     0},
-    /* Conflicts: dropped by default, line by line under pass. */
-    {"Content-Length and Transfer-Encoding, drop",
-     RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-     NULL, 0, 1},
-    {"Content-Length and Transfer-Encoding, pass",
-     RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" AUTH,
-     RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" AUTH_M,
-     1, 0},
-    {"two different lengths, drop",
-     RQ "Content-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef", NULL, 0, 1},
-    {"a length with a sign, drop", RQ "Content-Length: +5\r\n\r\nabcde", NULL,
-     0, 1},
-    {"digits then other bytes, pass", RQ "Content-Length: 8qaa2v6\r\n\r\n" AUTH,
-     RQ "Content-Length: 8qaa2v6\r\n\r\n" AUTH_M, 1, 0},
-    {"blanks before a framing name's colon, drop",
-     RQ "Content-Length : 5\r\n\r\nabcde", NULL, 0, 1},
-    {"framing field on a continuation line, drop",
-     RQ "Accept: a\r\n Content-Length: 5\r\n\r\nabcde", NULL, 0, 1},
-    {"framing field continued by a line, drop",
-     RQ "Content-Length: 5\r\n 6\r\n\r\nabcde", NULL, 0, 1},
-    {"framing field after leading junk, drop",
-     RQ "\x0b"
-        "Content-Length: 5\r\n\r\nabcde",
-     NULL, 0, 1},
-    {"Transfer-Encoding not ending in chunked, drop",
-     RQ "Transfer-Encoding: chunked, gzip\r\n\r\nabc", NULL, 0, 1},
-    {"bad chunk size, pass: line by line from it",
-     RQ "Transfer-Encoding: chunked\r\n\r\nzz\r\n" AUTH,
-     RQ "Transfer-Encoding: chunked\r\n\r\nzz\r\n" AUTH_M, 1, 0},
-    {"missing CRLF after chunk data, drop",
-     RQ "Transfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", NULL, 0, 1},
-    {"desync after a request without a body",
-     "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH,
-     "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH_M, 0, 0},
+	{ "Content-Length body that looks like fields, then a request",
+	  RQ "Content-Length: 20\r\n\r\n" AUTH "\r\n" NEXT,
+	  RQ "Content-Length: 20\r\n\r\n" AUTH "\r\n" NEXT_M, 0, 0 },
+	{ "chunked body that looks like fields, internal trailer, then a request",
+	  RQ "Transfer-Encoding: chunked\r\n\r\n14\r\n" AUTH "\r\n3;x=" AUTH "abc\r\n0\r\n" AUTH
+	     "\r\n" NEXT,
+	  RQ "Transfer-Encoding: chunked\r\n\r\n14\r\n" AUTH "\r\n3;x=" AUTH "abc\r\n0\r\n" AUTH_M
+	     "\r\n" NEXT_M,
+	  0, 0 },
+	{ "chunked, upper-case hex and LF-only chunk ends",
+	  RQ "transfer-encoding: gzip, CHUNKED\r\n\r\n1A\n" AUTH "123456\n0\n\n" NEXT,
+	  RQ "transfer-encoding: gzip, CHUNKED\r\n\r\n1A\n" AUTH "123456\n0\n\n" NEXT_M, 0, 0 },
+	{ "Content-Length 0, then a request", RQ "Content-Length: 0\r\n\r\n" NEXT,
+	  RQ "Content-Length: 0\r\n\r\n" NEXT_M, 0, 0 },
+	{ "the same length twice", RQ "Content-Length: 4\r\ncontent-length:4 \r\n\r\nabcd" NEXT,
+	  RQ "Content-Length: 4\r\ncontent-length:4 \r\n\r\nabcd" NEXT_M, 0, 0 },
+	{ "invalid length: no body", RQ "Content-Length: abc\r\n\r\n" NEXT,
+	  RQ "Content-Length: abc\r\n\r\n" NEXT_M, 0, 0 },
+	{ "'_' is not '-' in a framing name: no body", RQ "Content_Length: 20\r\n\r\n" NEXT,
+	  RQ "Content_Length: 20\r\n\r\n" NEXT_M, 0, 0 },
+	{ "CONNECT: line by line after it",
+	  "CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n\x16\x03\x01zz\r\n" AUTH,
+	  "CONNECT h:443 HTTP/1.1\r\nHost: h\r\n\r\n\x16\x03\x01zz\r\n" AUTH_M, 0, 0 },
+	{ "Upgrade: line by line after it",
+	  "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n\x81\x05hello\n" AUTH,
+	  "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\n\r\n\x81\x05hello\n" AUTH_M, 0, 0 },
+	/* Conflicts: dropped by default, line by line under pass. */
+	{ "Content-Length and Transfer-Encoding, drop",
+	  RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", NULL, 0, 1 },
+	{ "Content-Length and Transfer-Encoding, pass",
+	  RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" AUTH,
+	  RQ "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n" AUTH_M, 1, 0 },
+	{ "two different lengths, drop", RQ "Content-Length: 5\r\nContent-Length: 6\r\n\r\nabcdef",
+	  NULL, 0, 1 },
+	{ "a length with a sign, drop", RQ "Content-Length: +5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "digits then other bytes, pass", RQ "Content-Length: 8qaa2v6\r\n\r\n" AUTH,
+	  RQ "Content-Length: 8qaa2v6\r\n\r\n" AUTH_M, 1, 0 },
+	{ "blanks before a framing name's colon, drop", RQ "Content-Length : 5\r\n\r\nabcde", NULL,
+	  0, 1 },
+	{ "framing field on a continuation line, drop",
+	  RQ "Accept: a\r\n Content-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "framing field continued by a line, drop", RQ "Content-Length: 5\r\n 6\r\n\r\nabcde",
+	  NULL, 0, 1 },
+	{ "framing field after leading junk, drop",
+	  RQ "\x0b"
+	     "Content-Length: 5\r\n\r\nabcde",
+	  NULL, 0, 1 },
+	{ "Transfer-Encoding not ending in chunked, drop",
+	  RQ "Transfer-Encoding: chunked, gzip\r\n\r\nabc", NULL, 0, 1 },
+	{ "bad chunk size, pass: line by line from it",
+	  RQ "Transfer-Encoding: chunked\r\n\r\nzz\r\n" AUTH,
+	  RQ "Transfer-Encoding: chunked\r\n\r\nzz\r\n" AUTH_M, 1, 0 },
+	{ "missing CRLF after chunk data, drop",
+	  RQ "Transfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", NULL, 0, 1 },
+	{ "desync after a request without a body", "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH,
+	  "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH_M, 0, 0 },
 };
 
-int st_framing(struct th *h, struct st_stats *st) {
-  static __u8 got[4096], ref[4096];
-  int bad = 0, hook;
-  size_t i, cut;
+int st_framing(struct th *h, struct st_stats *st)
+{
+	static __u8 got[4096], ref[4096];
+	int bad = 0, hook;
+	size_t i, cut;
 
-  memset(st, 0, sizeof(*st));
-  for (i = 0; i < sizeof(framing_cases) / sizeof(framing_cases[0]); i++) {
-    const struct framing_case *fc = &framing_cases[i];
-    size_t len = strlen(fc->in);
-    const struct ref_opts o = {.conflict_pass = fc->pass};
-    struct ref_result r;
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < sizeof(framing_cases) / sizeof(framing_cases[0]); i++) {
+		const struct framing_case *fc = &framing_cases[i];
+		size_t len = strlen(fc->in);
+		const struct ref_opts o = { .conflict_pass = fc->pass };
+		struct ref_result r;
 
-    /* The reference agrees with the written output. */
-    memcpy(ref, fc->in, len);
-    ref_strip_ex(pt.fix_ref, ref, len, &o, NULL, &r);
-    if (fc->dropped != (r.outcome == REF_HALT) ||
-        (!fc->dropped && memcmp(ref, fc->out ? fc->out : fc->in, len))) {
-      fprintf(stderr, "  [ref] %s: the reference disagrees (outcome %d)\n",
-              fc->what, r.outcome);
-      bad++;
-    }
-    for (hook = 0; hook < TH_HOOKS; hook++) {
-      for (cut = 0; cut < len; cut++) {
-        size_t ends[2] = {cut, len};
-        char what[160];
+		/* The reference agrees with the written output. */
+		memcpy(ref, fc->in, len);
+		ref_strip_ex(pt.fix_ref, ref, len, &o, NULL, &r);
+		if (fc->dropped != (r.outcome == REF_HALT) ||
+		    (!fc->dropped && memcmp(ref, fc->out ? fc->out : fc->in, len))) {
+			fprintf(stderr, "  [ref] %s: the reference disagrees (outcome %d)\n",
+				fc->what, r.outcome);
+			bad++;
+		}
+		for (hook = 0; hook < TH_HOOKS; hook++) {
+			for (cut = 0; cut < len; cut++) {
+				size_t ends[2] = { cut, len };
+				char what[160];
 
-        snprintf(what, sizeof(what), "%s, cut at %zu", fc->what, cut);
-        /* cut 0: the stream in one segment */
-        bad +=
-            play(h, (enum th_hook)hook, pt.fix_ref, (const __u8 *)fc->in, len,
-                 cut ? ends : ends + 1, cut ? 2 : 1, fc->pass, what, got, st);
-        if (!cut && !fc->dropped &&
-            memcmp(got, fc->out ? fc->out : fc->in, len)) {
-          fprintf(stderr, "  [%s] %s: not the written output\n",
-                  th_hook_name[hook], what);
-          bad++;
-        }
-      }
-    }
-  }
-  th_config(h, 0, HS_POLICY_DROP, &port80, 1);
-  return bad;
+				snprintf(what, sizeof(what), "%s, cut at %zu", fc->what, cut);
+				/* cut 0: the stream in one segment */
+				bad += play(h, (enum th_hook)hook, pt.fix_ref, (const __u8 *)fc->in,
+					    len, cut ? ends : ends + 1, cut ? 2 : 1, fc->pass, what,
+					    got, st);
+				if (!cut && !fc->dropped &&
+				    memcmp(got, fc->out ? fc->out : fc->in, len)) {
+					fprintf(stderr, "  [%s] %s: not the written output\n",
+						th_hook_name[hook], what);
+					bad++;
+				}
+			}
+		}
+	}
+	th_config(h, 0, HS_POLICY_DROP, &port80, 1);
+	return bad;
 }
 
-static int diff1(const char *what, const char *hook, const char *counter,
-                 __u64 got, __u64 want) {
-  if (got == want)
-    return 0;
-  fprintf(stderr, "  [%s] %s: %s moved by %llu, expected %llu\n", hook, what,
-          counter, (unsigned long long)got, (unsigned long long)want);
-  return 1;
+static int diff1(const char *what, const char *hook, const char *counter, __u64 got, __u64 want)
+{
+	if (got == want)
+		return 0;
+	fprintf(stderr, "  [%s] %s: %s moved by %llu, expected %llu\n", hook, what, counter,
+		(unsigned long long)got, (unsigned long long)want);
+	return 1;
 }
 
 #define SEG1 "GET /a HTTP/1.1\r\nHost: h\r\n"
@@ -624,149 +617,142 @@ static int diff1(const char *what, const char *hook, const char *counter,
 #define SEG2_M "x-hdrstrip: xxxxxx\r\nAccept: */*\r\n"
 #define SEG3_M "x-hdrstrip: xxxxxxx\r\n\r\n"
 
-static int check_out(struct conn *c, const __u8 *got, const char *want,
-                     const char *step) {
-  if (!memcmp(got, want, strlen(want)))
-    return 0;
-  fprintf(stderr, "  [%s] %s: %s: not the expected bytes\n",
-          th_hook_name[c->hook], c->what, step);
-  return 1;
+static int check_out(struct conn *c, const __u8 *got, const char *want, const char *step)
+{
+	if (!memcmp(got, want, strlen(want)))
+		return 0;
+	fprintf(stderr, "  [%s] %s: %s: not the expected bytes\n", th_hook_name[c->hook], c->what,
+		step);
+	return 1;
 }
 
 /* Retransmissions, out of order, gaps, SYN/FIN/RST on one hook. */
-static int tcp_hook(struct th *h, enum th_hook hook) {
-  const char *hn = th_hook_name[hook];
-  struct hs_counters b, a;
-  __u8 got[256], first[256];
-  struct hs_flow_key k;
-  struct conn c;
-  __u32 s1, s2, s3;
-  int bad = 0;
+static int tcp_hook(struct th *h, enum th_hook hook)
+{
+	const char *hn = th_hook_name[hook];
+	struct hs_counters b, a;
+	__u8 got[256], first[256];
+	struct hs_flow_key k;
+	struct conn c;
+	__u32 s1, s2, s3;
+	int bad = 0;
 
-  th_config(h, 0, HS_POLICY_DROP, &port80, 1);
-  th_forget_flows(h);
-  h->keep_flows = 1;
+	th_config(h, 0, HS_POLICY_DROP, &port80, 1);
+	th_forget_flows(h);
+	h->keep_flows = 1;
 
-  /* SYN creates the state; three segments in order. */
-  conn_init(&c, h, hook, 41000, "retransmissions");
-  th_counters(h, &b);
-  bad += send_ctl(&c, TCP_SYN) != 1;
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "flows_new after SYN", a.flows_new - b.flows_new, 1);
-  bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) != 0;
-  s1 = c.next;
-  s2 = s1 + sizeof(SEG1) - 1;
-  s3 = s2 + sizeof(SEG2) - 1;
-  bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
-  bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, first) != 1;
-  bad += check_out(&c, first, SEG2_M, "second segment");
-  th_counters(h, &b);
-  bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-  bad += check_out(&c, got, SEG3_M, "third segment");
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "headers_masked (third)",
-               a.headers_masked - b.headers_masked, 1);
+	/* SYN creates the state; three segments in order. */
+	conn_init(&c, h, hook, 41000, "retransmissions");
+	th_counters(h, &b);
+	bad += send_ctl(&c, TCP_SYN) != 1;
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "flows_new after SYN", a.flows_new - b.flows_new, 1);
+	bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) != 0;
+	s1 = c.next;
+	s2 = s1 + sizeof(SEG1) - 1;
+	s3 = s2 + sizeof(SEG2) - 1;
+	bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
+	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, first) != 1;
+	bad += check_out(&c, first, SEG2_M, "second segment");
+	th_counters(h, &b);
+	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += check_out(&c, got, SEG3_M, "third segment");
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "headers_masked (third)", a.headers_masked - b.headers_masked, 1);
 
-  /* The last segment again: rescanned from its checkpoint, the same
+	/* The last segment again: rescanned from its checkpoint, the same
    * bytes out. */
-  th_counters(h, &b);
-  bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-  bad += check_out(&c, got, SEG3_M, "last segment retransmitted");
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
-  bad += diff1(c.what, hn, "headers_masked (rescan)",
-               a.headers_masked - b.headers_masked, 1);
-  /* An earlier one, within the four checkpoints. */
-  th_counters(h, &b);
-  bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
-  bad += memcmp(got, first, sizeof(SEG2) - 1) != 0;
-  bad += check_out(&c, got, SEG2_M, "earlier segment retransmitted");
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
-  /* The stream goes on where it was: a new request after it. */
-  c.next = s3 + sizeof(SEG3) - 1;
-  bad += send_at(&c, c.next, 0, SEG1 SEG2 "\r\n", sizeof(SEG1 SEG2 "\r\n") - 1,
-                 got) != 1;
-  bad += check_out(&c, got, SEG1 SEG2_M "\r\n",
-                   "next request after the retransmissions");
-  c.next += sizeof(SEG1 SEG2 "\r\n") - 1;
-  /* FIN ends the state. */
-  th_counters(h, &b);
-  bad += send_ctl(&c, TCP_FIN_ACK) != 1;
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "flows_closed after FIN",
-               a.flows_closed - b.flows_closed, 1);
-  bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) == 0;
+	th_counters(h, &b);
+	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += check_out(&c, got, SEG3_M, "last segment retransmitted");
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
+	bad += diff1(c.what, hn, "headers_masked (rescan)", a.headers_masked - b.headers_masked, 1);
+	/* An earlier one, within the four checkpoints. */
+	th_counters(h, &b);
+	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
+	bad += memcmp(got, first, sizeof(SEG2) - 1) != 0;
+	bad += check_out(&c, got, SEG2_M, "earlier segment retransmitted");
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
+	/* The stream goes on where it was: a new request after it. */
+	c.next = s3 + sizeof(SEG3) - 1;
+	bad += send_at(&c, c.next, 0, SEG1 SEG2 "\r\n", sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
+	bad += check_out(&c, got, SEG1 SEG2_M "\r\n", "next request after the retransmissions");
+	c.next += sizeof(SEG1 SEG2 "\r\n") - 1;
+	/* FIN ends the state. */
+	th_counters(h, &b);
+	bad += send_ctl(&c, TCP_FIN_ACK) != 1;
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "flows_closed after FIN", a.flows_closed - b.flows_closed, 1);
+	bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) == 0;
 
-  /* Out of order inside a header block: dropped (on_error drop), then
+	/* Out of order inside a header block: dropped (on_error drop), then
    * the gap is filled and the segment comes again, in order. */
-  conn_init(&c, h, hook, 41001, "out of order in a header block");
-  bad += send_ctl(&c, TCP_SYN) != 1;
-  s1 = c.next;
-  s2 = s1 + sizeof(SEG1) - 1;
-  s3 = s2 + sizeof(SEG2) - 1;
-  bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
-  th_counters(h, &b);
-  bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 0;
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 1);
-  bad += diff1(c.what, hn, "packets_dropped",
-               a.packets_dropped - b.packets_dropped, 1);
-  bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
-  bad += check_out(&c, got, SEG2_M, "the gap filled");
-  bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-  bad += check_out(&c, got, SEG3_M, "the dropped segment again, in order");
-  /* RST ends the state too. */
-  c.next = s3 + sizeof(SEG3) - 1;
-  th_counters(h, &b);
-  bad += send_ctl(&c, TCP_RST) != 1;
-  th_counters(h, &a);
-  bad += diff1(c.what, hn, "flows_closed after RST",
-               a.flows_closed - b.flows_closed, 1);
+	conn_init(&c, h, hook, 41001, "out of order in a header block");
+	bad += send_ctl(&c, TCP_SYN) != 1;
+	s1 = c.next;
+	s2 = s1 + sizeof(SEG1) - 1;
+	s3 = s2 + sizeof(SEG2) - 1;
+	bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
+	th_counters(h, &b);
+	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 0;
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 1);
+	bad += diff1(c.what, hn, "packets_dropped", a.packets_dropped - b.packets_dropped, 1);
+	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
+	bad += check_out(&c, got, SEG2_M, "the gap filled");
+	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += check_out(&c, got, SEG3_M, "the dropped segment again, in order");
+	/* RST ends the state too. */
+	c.next = s3 + sizeof(SEG3) - 1;
+	th_counters(h, &b);
+	bad += send_ctl(&c, TCP_RST) != 1;
+	th_counters(h, &a);
+	bad += diff1(c.what, hn, "flows_closed after RST", a.flows_closed - b.flows_closed, 1);
 
-  /* Out of order inside a body of known length: passed untouched. */
-  conn_init(&c, h, hook, 41002, "out of order inside a body");
-  bad += send_ctl(&c, TCP_SYN) != 1;
-  s1 = c.next;
-  {
-    static const char head[] =
-        "POST / HTTP/1.1\r\nContent-Length: 40\r\n\r\n0123456789";
-    static const char mid[] = "X-Internal-Auth: 1\r\n", tail[] = "0123456789";
+	/* Out of order inside a body of known length: passed untouched. */
+	conn_init(&c, h, hook, 41002, "out of order inside a body");
+	bad += send_ctl(&c, TCP_SYN) != 1;
+	s1 = c.next;
+	{
+		static const char head[] =
+			"POST / HTTP/1.1\r\nContent-Length: 40\r\n\r\n0123456789";
+		static const char mid[] = "X-Internal-Auth: 1\r\n", tail[] = "0123456789";
 
-    s2 = s1 + sizeof(head) - 1;
-    s3 = s2 + sizeof(mid) - 1;
-    bad += send_at(&c, s1, 0, head, sizeof(head) - 1, got) != 1;
-    th_counters(h, &b);
-    bad += send_at(&c, s3, 0, tail, sizeof(tail) - 1, got) != 1;
-    bad += check_out(&c, got, tail, "body bytes ahead of a gap");
-    th_counters(h, &a);
-    bad +=
-        diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 0);
-    /* The gap: body bytes that look like a field, untouched. */
-    bad += send_at(&c, s2, 0, mid, sizeof(mid) - 1, got) != 1;
-    bad += check_out(&c, got, mid, "the gap filled with body bytes");
-    /* The next request follows the body whose end was passed ahead of
+		s2 = s1 + sizeof(head) - 1;
+		s3 = s2 + sizeof(mid) - 1;
+		bad += send_at(&c, s1, 0, head, sizeof(head) - 1, got) != 1;
+		th_counters(h, &b);
+		bad += send_at(&c, s3, 0, tail, sizeof(tail) - 1, got) != 1;
+		bad += check_out(&c, got, tail, "body bytes ahead of a gap");
+		th_counters(h, &a);
+		bad += diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 0);
+		/* The gap: body bytes that look like a field, untouched. */
+		bad += send_at(&c, s2, 0, mid, sizeof(mid) - 1, got) != 1;
+		bad += check_out(&c, got, mid, "the gap filled with body bytes");
+		/* The next request follows the body whose end was passed ahead of
      * the gap: the flow knows the bytes between are body. */
-    th_counters(h, &b);
-    bad += send_at(&c, s3 + sizeof(tail) - 1, 0, SEG1 SEG2 "\r\n",
-                   sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
-    bad +=
-        check_out(&c, got, SEG1 SEG2_M "\r\n", "the request after that body");
-    th_counters(h, &a);
-    bad += diff1(c.what, hn, "out_of_order (next request)",
-                 a.out_of_order - b.out_of_order, 0);
-  }
-  h->keep_flows = 0;
-  th_forget_flows(h);
-  return bad;
+		th_counters(h, &b);
+		bad += send_at(&c, s3 + sizeof(tail) - 1, 0, SEG1 SEG2 "\r\n",
+			       sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
+		bad += check_out(&c, got, SEG1 SEG2_M "\r\n", "the request after that body");
+		th_counters(h, &a);
+		bad += diff1(c.what, hn, "out_of_order (next request)",
+			     a.out_of_order - b.out_of_order, 0);
+	}
+	h->keep_flows = 0;
+	th_forget_flows(h);
+	return bad;
 }
 
-int st_tcp(struct th *h) {
-  int hook, bad = 0;
+int st_tcp(struct th *h)
+{
+	int hook, bad = 0;
 
-  for (hook = 0; hook < TH_HOOKS; hook++)
-    bad += tcp_hook(h, (enum th_hook)hook);
-  return bad;
+	for (hook = 0; hook < TH_HOOKS; hook++)
+		bad += tcp_hook(h, (enum th_hook)hook);
+	return bad;
 }
 
 /*
@@ -775,72 +761,74 @@ int st_tcp(struct th *h) {
  * where it was cut: the line comes out masked (the documented price), and
  * one that it could not: untouched.
  */
-int st_split_names(struct th *h, struct st_stats *st) {
-  static const struct {
-    const char *line, *masked;
-    int listed;
-    /* Rewritten ahead when cut after byte from + 1 .. upto of the
+int st_split_names(struct th *h, struct st_stats *st)
+{
+	static const struct {
+		const char *line, *masked;
+		int listed;
+		/* Rewritten ahead when cut after byte from + 1 .. upto of the
      * line: inside a name the list can still match. */
-    size_t from, upto;
-  } lines[] = {
-      {"X-Internal-Auth: secret\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 1, 0, 15},
-      {"x_edge_foo \x0b: 1\r\n", "x-hdrstrip: xxx\r\n", 1, 0, 12},
-      {"X-A: 1\r\n", "x-h: x\r\n", 1, 0, 3},
-      {" X-Internal-Trace: t\r\n", " x-hdrstrip: xxxxxxx\r\n", 1, 1, 17},
-      {"X-Internal-Autx: benign\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 0, 0, 14},
-      {"X-Edge: 1\r\n", "x-hdrs: x\r\n", 0, 0, 6},
-      /* 'c' starts cdn-trace-id: one byte only, not the framing name */
-      {"Content-Length: 0\r\n", "x-hdrstrip: xxxxx\r\n", 0, 0, 1},
-      {"Accept: x\r\n", NULL, 0, 0, 0},
-  };
-  static const char pre[] = "GET / HTTP/1.1\r\nHost: h\r\n", post[] = "\r\n";
-  __u8 in[256], want[256], got[256];
-  int bad = 0, hook;
-  size_t i, cut;
+		size_t from, upto;
+	} lines[] = {
+		{ "X-Internal-Auth: secret\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 1, 0, 15 },
+		{ "x_edge_foo \x0b: 1\r\n", "x-hdrstrip: xxx\r\n", 1, 0, 12 },
+		{ "X-A: 1\r\n", "x-h: x\r\n", 1, 0, 3 },
+		{ " X-Internal-Trace: t\r\n", " x-hdrstrip: xxxxxxx\r\n", 1, 1, 17 },
+		{ "X-Internal-Autx: benign\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 0, 0, 14 },
+		{ "X-Edge: 1\r\n", "x-hdrs: x\r\n", 0, 0, 6 },
+		/* 'c' starts cdn-trace-id: one byte only, not the framing name */
+		{ "Content-Length: 0\r\n", "x-hdrstrip: xxxxx\r\n", 0, 0, 1 },
+		{ "Accept: x\r\n", NULL, 0, 0, 0 },
+	};
+	static const char pre[] = "GET / HTTP/1.1\r\nHost: h\r\n", post[] = "\r\n";
+	__u8 in[256], want[256], got[256];
+	int bad = 0, hook;
+	size_t i, cut;
 
-  memset(st, 0, sizeof(*st));
-  for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-    size_t ll = strlen(lines[i].line),
-           len = sizeof(pre) - 1 + ll + sizeof(post) - 1;
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		size_t ll = strlen(lines[i].line), len = sizeof(pre) - 1 + ll + sizeof(post) - 1;
 
-    snprintf((char *)in, sizeof(in), "%s%s%s", pre, lines[i].line, post);
-    for (hook = 0; hook < TH_HOOKS; hook++) {
-      for (cut = sizeof(pre); cut < sizeof(pre) - 1 + ll; cut++) {
-        size_t ends[2] = {cut, len}, off;
-        const char *colon = strchr(lines[i].line, ':');
-        char what[128];
-        struct st_stats one = {0};
-        int premasked;
+		snprintf((char *)in, sizeof(in), "%s%s%s", pre, lines[i].line, post);
+		for (hook = 0; hook < TH_HOOKS; hook++) {
+			for (cut = sizeof(pre); cut < sizeof(pre) - 1 + ll; cut++) {
+				size_t ends[2] = { cut, len }, off;
+				const char *colon = strchr(lines[i].line, ':');
+				char what[128];
+				struct st_stats one = { 0 };
+				int premasked;
 
-        snprintf(what, sizeof(what), "split name '%.*s' cut at %zu",
-                 (int)(colon - lines[i].line), lines[i].line,
-                 cut - (sizeof(pre) - 1));
-        bad += play(h, (enum th_hook)hook, pt.fix_ref, in, len, ends, 2, 0,
-                    what, got, &one);
-        st->runs += one.runs;
-        st->streams++;
-        st->split_names += one.split_names;
-        premasked = one.split_names > 0;
-        off = cut - (sizeof(pre) - 1);
-        if (premasked != (off > lines[i].from && off <= lines[i].upto)) {
-          fprintf(stderr, "  [%s] %s: %s\n", th_hook_name[hook], what,
-                  premasked ? "rewritten ahead" : "not rewritten ahead");
-          bad++;
-        }
-        /* Listed: exactly the unsplit output. Benign but still a
+				snprintf(what, sizeof(what), "split name '%.*s' cut at %zu",
+					 (int)(colon - lines[i].line), lines[i].line,
+					 cut - (sizeof(pre) - 1));
+				bad += play(h, (enum th_hook)hook, pt.fix_ref, in, len, ends, 2, 0,
+					    what, got, &one);
+				st->runs += one.runs;
+				st->streams++;
+				st->split_names += one.split_names;
+				premasked = one.split_names > 0;
+				off = cut - (sizeof(pre) - 1);
+				if (premasked != (off > lines[i].from && off <= lines[i].upto)) {
+					fprintf(stderr, "  [%s] %s: %s\n", th_hook_name[hook], what,
+						premasked ? "rewritten ahead"
+							  : "not rewritten ahead");
+					bad++;
+				}
+				/* Listed: exactly the unsplit output. Benign but still a
          * possible match where cut: the line comes out masked. */
-        snprintf((char *)want, sizeof(want), "%s%s%s", pre,
-                 lines[i].listed || premasked ? lines[i].masked : lines[i].line,
-                 post);
-        if (memcmp(got, want, len)) {
-          fprintf(stderr, "  [%s] %s: not the expected bytes\n",
-                  th_hook_name[hook], what);
-          bad++;
-        }
-      }
-    }
-  }
-  return bad;
+				snprintf((char *)want, sizeof(want), "%s%s%s", pre,
+					 lines[i].listed || premasked ? lines[i].masked
+								      : lines[i].line,
+					 post);
+				if (memcmp(got, want, len)) {
+					fprintf(stderr, "  [%s] %s: not the expected bytes\n",
+						th_hook_name[hook], what);
+					bad++;
+				}
+			}
+		}
+	}
+	return bad;
 }
 
 /*
@@ -849,64 +837,64 @@ int st_split_names(struct th *h, struct st_stats *st) {
  * segment of the first connection carrying an internal field: its state is
  * gone, so the segment is scanned line by line (untracked) and masked.
  */
-int st_eviction(const char *obj_path, unsigned int max_flows) {
-  static const char head[] = "GET / HTTP/1.1\r\nHost: h\r\n",
-                    cont[] = "Accept: a\r\nX-Internal-Auth: leak\r\n\r\n",
-                    cont_m[] = "Accept: a\r\nx-hdrstrip: xxxxxxxxx\r\n\r\n";
-  struct hs_counters b, a;
-  struct hs_flow_key k;
-  struct th h;
-  struct conn c, flood;
-  __u8 got[256];
-  unsigned int i, n;
-  int bad = 0, hook;
+int st_eviction(const char *obj_path, unsigned int max_flows)
+{
+	static const char head[] = "GET / HTTP/1.1\r\nHost: h\r\n",
+			  cont[] = "Accept: a\r\nX-Internal-Auth: leak\r\n\r\n",
+			  cont_m[] = "Accept: a\r\nx-hdrstrip: xxxxxxxxx\r\n\r\n";
+	struct hs_counters b, a;
+	struct hs_flow_key k;
+	struct th h;
+	struct conn c, flood;
+	__u8 got[256];
+	unsigned int i, n;
+	int bad = 0, hook;
 
-  if (th_open_flows(&h, obj_path, "small flow table", max_flows))
-    return 1;
-  if (th_config(&h, 0, HS_POLICY_DROP, &port80, 1) ||
-      th_set_trie(&h, 0, pt.fix_trie)) {
-    th_close(&h);
-    return 1;
-  }
-  h.keep_flows = 1;
-  for (hook = 0; hook < TH_HOOKS; hook++) {
-    const char *hn = th_hook_name[hook];
+	if (th_open_flows(&h, obj_path, "small flow table", max_flows))
+		return 1;
+	if (th_config(&h, 0, HS_POLICY_DROP, &port80, 1) || th_set_trie(&h, 0, pt.fix_trie)) {
+		th_close(&h);
+		return 1;
+	}
+	h.keep_flows = 1;
+	for (hook = 0; hook < TH_HOOKS; hook++) {
+		const char *hn = th_hook_name[hook];
 
-    th_forget_flows(&h);
-    conn_init(&c, &h, (enum th_hook)hook, 42000, "evicted connection");
-    bad += send_ctl(&c, TCP_SYN) != 1;
-    bad += send_at(&c, c.next, 0, head, sizeof(head) - 1, got) != 1;
-    c.next += sizeof(head) - 1;
-    th_counters(&h, &b);
-    /* Each flood connection sends a request too: the LRU keeps
+		th_forget_flows(&h);
+		conn_init(&c, &h, (enum th_hook)hook, 42000, "evicted connection");
+		bad += send_ctl(&c, TCP_SYN) != 1;
+		bad += send_at(&c, c.next, 0, head, sizeof(head) - 1, got) != 1;
+		c.next += sizeof(head) - 1;
+		th_counters(&h, &b);
+		/* Each flood connection sends a request too: the LRU keeps
      * entries that were looked up over ones only inserted. */
-    for (i = 0; i < 8 * max_flows; i++) {
-      conn_init(&flood, &h, (enum th_hook)hook, (__u16)(43000 + i), "flood");
-      bad += send_ctl(&flood, TCP_SYN) != 1;
-      bad += send_at(&flood, flood.next, 0, head, sizeof(head) - 1, got) != 1;
-    }
-    th_counters(&h, &a);
-    bad += diff1(c.what, hn, "flows_new (flood)", a.flows_new - b.flows_new,
-                 8 * max_flows);
-    for (n = 0; !bpf_map_get_next_key(h.flows_fd, n ? &k : NULL, &k); n++) {
-      if (k.sport == htons(42000)) {
-        fprintf(stderr, "  [%s] the first connection was not evicted\n", hn);
-        bad++;
-      }
-    }
-    if (n > max_flows) {
-      fprintf(stderr, "  [%s] %u flows in a table of %u\n", hn, n, max_flows);
-      bad++;
-    }
-    th_counters(&h, &b);
-    bad += send_at(&c, c.next, 0, cont, sizeof(cont) - 1, got) != 1;
-    bad += check_out(&c, got, cont_m, "continuation after eviction");
-    th_counters(&h, &a);
-    bad += diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
-    bad += diff1(c.what, hn, "non_http", a.non_http - b.non_http, 1);
-    bad += diff1(c.what, hn, "headers_masked",
-                 a.headers_masked - b.headers_masked, 1);
-  }
-  th_close(&h);
-  return bad;
+		for (i = 0; i < 8 * max_flows; i++) {
+			conn_init(&flood, &h, (enum th_hook)hook, (__u16)(43000 + i), "flood");
+			bad += send_ctl(&flood, TCP_SYN) != 1;
+			bad += send_at(&flood, flood.next, 0, head, sizeof(head) - 1, got) != 1;
+		}
+		th_counters(&h, &a);
+		bad += diff1(c.what, hn, "flows_new (flood)", a.flows_new - b.flows_new,
+			     8 * max_flows);
+		for (n = 0; !bpf_map_get_next_key(h.flows_fd, n ? &k : NULL, &k); n++) {
+			if (k.sport == htons(42000)) {
+				fprintf(stderr, "  [%s] the first connection was not evicted\n",
+					hn);
+				bad++;
+			}
+		}
+		if (n > max_flows) {
+			fprintf(stderr, "  [%s] %u flows in a table of %u\n", hn, n, max_flows);
+			bad++;
+		}
+		th_counters(&h, &b);
+		bad += send_at(&c, c.next, 0, cont, sizeof(cont) - 1, got) != 1;
+		bad += check_out(&c, got, cont_m, "continuation after eviction");
+		th_counters(&h, &a);
+		bad += diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
+		bad += diff1(c.what, hn, "non_http", a.non_http - b.non_http, 1);
+		bad += diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 1);
+	}
+	th_close(&h);
+	return bad;
 }

@@ -8,22 +8,21 @@
 #include "pkttest.h"
 
 struct st_stats {
-  unsigned long runs;     /* test_run calls */
-  unsigned long streams;  /* connections played */
-  unsigned long requests; /* corpus requests covered */
-  unsigned long split_names, dropped, modified;
+	unsigned long runs; /* test_run calls */
+	unsigned long streams; /* connections played */
+	unsigned long requests; /* corpus requests covered */
+	unsigned long split_names, dropped, modified;
 };
 
 /* Every corpus request cut in two at every offset: requests [0, @first)
  * and @sample more drawn from @seed (all of them when @sample < 0). */
-int st_split2(struct th *h, const char *corpus, int first, int sample,
-              __u64 seed, struct st_stats *st);
+int st_split2(struct th *h, const char *corpus, int first, int sample, __u64 seed,
+	      struct st_stats *st);
 /* Every corpus request cut in 3-8 random pieces. */
-int st_random_pieces(struct th *h, const char *corpus, __u64 seed,
-                     struct st_stats *st);
+int st_random_pieces(struct th *h, const char *corpus, __u64 seed, struct st_stats *st);
 /* The whole corpus as one connection in MSS-sized segments. */
-int st_pipelined(struct th *h, const char *corpus, size_t mss,
-                 int conflict_pass, struct st_stats *st);
+int st_pipelined(struct th *h, const char *corpus, size_t mss, int conflict_pass,
+		 struct st_stats *st);
 /* Hand-written streams: bodies, conflicts, tunnels, every cut of each. */
 int st_framing(struct th *h, struct st_stats *st);
 /* Retransmissions, out of order, gaps, SYN/FIN/RST. */

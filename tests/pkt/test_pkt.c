@@ -130,9 +130,9 @@ static void test_layers(void **state)
 static void test_malformed(void **state)
 {
 	(void)state;
-	assert_int_equal(pt_check_table(&pt.obj14, pt_malformed_cases, pt_n_malformed_cases,
-					PT_ALL_HOOKS),
-			 0);
+	assert_int_equal(
+		pt_check_table(&pt.obj14, pt_malformed_cases, pt_n_malformed_cases, PT_ALL_HOOKS),
+		0);
 }
 
 static void test_truncation(void **state)
@@ -378,12 +378,18 @@ static void test_clang19(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_verifier),    cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_http),        cmocka_unit_test(test_layers),
-		cmocka_unit_test(test_malformed),   cmocka_unit_test(test_truncation),
-		cmocka_unit_test(test_junk),        cmocka_unit_test(test_many_headers),
-		cmocka_unit_test(test_swap),        cmocka_unit_test(test_corpus_mask),
-		cmocka_unit_test(test_corpus_drop), cmocka_unit_test(test_corpus_pipelined),
+		cmocka_unit_test(test_verifier),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_layers),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_junk),
+		cmocka_unit_test(test_many_headers),
+		cmocka_unit_test(test_swap),
+		cmocka_unit_test(test_corpus_mask),
+		cmocka_unit_test(test_corpus_drop),
+		cmocka_unit_test(test_corpus_pipelined),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_stream_framing),
 		cmocka_unit_test(test_stream_tcp),

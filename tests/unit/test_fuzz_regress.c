@@ -156,7 +156,8 @@ static void test_framing_name_cut_after_blanks(void **state)
 	for (cut = head + 1; cut <= head + 40 + 14; cut++) {
 		scan_cut(fx.trie, text, &cut, 1, 0, 0, &r);
 		if (r.phase != HS_PH_HALT)
-			fail_msg("cut at %zu: phase %u, expected HS_PH_HALT as unsplit", cut, r.phase);
+			fail_msg("cut at %zu: phase %u, expected HS_PH_HALT as unsplit", cut,
+				 r.phase);
 		scan_cut(fx.trie, text, &cut, 1, 0, HS_OPT_CONFLICT_GO_ON, &r);
 		if (r.conflicts != 1 || !strstr(r.out, "x-hdrstrip: x"))
 			fail_msg("cut at %zu, on-error pass: %u conflicts, output \"%s\"", cut,

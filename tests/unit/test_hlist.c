@@ -215,10 +215,12 @@ static void test_non_token_names_warn(void **state)
 	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
 	assert_int_equal(l.n, 4);
 	assert_int_equal(n_warnings, 2);
-	assert_string_equal(warnings[0],
-			    "test.list:2: header name \"Referer[sic]\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
-	assert_string_equal(warnings[1],
-			    "test.list:4: header name \"x\\x22q\\x22\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_string_equal(
+		warnings[0],
+		"test.list:2: header name \"Referer[sic]\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_string_equal(
+		warnings[1],
+		"test.list:4: header name \"x\\x22q\\x22\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written");
 	assert_int_equal(l.names[0].non_token, 0);
 	assert_int_equal(l.names[1].non_token, 1);
 	assert_int_equal(l.names[2].non_token, 0);
@@ -255,12 +257,12 @@ static void test_name_length_limit(void **state)
 
 	long_name(name, HS_MAX_NAME_LEN + 1);
 	snprintf(text, sizeof(text), "%s\n", name);
-	snprintf(msg, sizeof(msg), "test.list:1: header name \"%.40s...\" is 129 bytes long; the limit is 128",
-		 name);
+	snprintf(msg, sizeof(msg),
+		 "test.list:1: header name \"%.40s...\" is 129 bytes long; the limit is 128", name);
 	expect_error(text, msg);
 	snprintf(text, sizeof(text), "# long\n%s* drop\n", name);
-	snprintf(msg, sizeof(msg), "test.list:2: header name \"%.40s...\" is 129 bytes long; the limit is 128",
-		 name);
+	snprintf(msg, sizeof(msg),
+		 "test.list:2: header name \"%.40s...\" is 129 bytes long; the limit is 128", name);
 	expect_error(text, msg);
 }
 
@@ -292,19 +294,25 @@ static void test_name_count_limit(void **state)
 static void test_error_invalid_character(void **state)
 {
 	(void)state;
-	expect_error("x-ok\nx bad\n",
-		     "test.list:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"x-ok\nx bad\n",
+		"test.list:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')");
 	/* A tab is named as a tab. */
-	expect_error("x\tbad\n",
-		     "test.list:1: invalid character '\\x09' in header name \"x\\x09bad\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"x\tbad\n",
+		"test.list:1: invalid character '\\x09' in header name \"x\\x09bad\" (a second word, if any, is the action: 'mask' or 'drop')");
 	/* Three words: the action must be the last one. */
-	expect_error("x-foo drop extra\n",
-		     "test.list:1: invalid character ' ' in header name \"x-foo drop extra\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"x-foo drop extra\n",
+		"test.list:1: invalid character ' ' in header name \"x-foo drop extra\" (a second word, if any, is the action: 'mask' or 'drop')");
 	expect_error("x:y\n", "test.list:1: invalid character ':' in header name \"x:y\"");
 	expect_error("x-foo:\n", "test.list:1: invalid character ':' in header name \"x-foo:\"");
-	expect_error("# c\nx\001y\n", "test.list:2: invalid character '\\x01' in header name \"x\\x01y\"");
-	expect_error("x\177y\n", "test.list:1: invalid character '\\x7f' in header name \"x\\x7fy\"");
-	expect_error("caf\303\251\n", "test.list:1: invalid character '\\xc3' in header name \"caf\\xc3\\xa9\"");
+	expect_error("# c\nx\001y\n",
+		     "test.list:2: invalid character '\\x01' in header name \"x\\x01y\"");
+	expect_error("x\177y\n",
+		     "test.list:1: invalid character '\\x7f' in header name \"x\\x7fy\"");
+	expect_error("caf\303\251\n",
+		     "test.list:1: invalid character '\\xc3' in header name \"caf\\xc3\\xa9\"");
 }
 
 static void test_error_nul_byte(void **state)
@@ -312,21 +320,26 @@ static void test_error_nul_byte(void **state)
 	static const char text[] = "x-a\nx\0y\n";
 
 	(void)state;
-	expect_error_len(text, sizeof(text) - 1, -1, "test.list:2: invalid character '\\x00' in header name");
+	expect_error_len(text, sizeof(text) - 1, -1,
+			 "test.list:2: invalid character '\\x00' in header name");
 }
 
 static void test_error_unknown_action(void **state)
 {
 	(void)state;
-	expect_error("x-foo maks\n",
-		     "test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
-	expect_error("x-a\n\nx-foo  Dorp  # typo\n",
-		     "test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
-	expect_error("x-foo drp\n",
-		     "test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	expect_error(
+		"x-foo maks\n",
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	expect_error(
+		"x-a\n\nx-foo  Dorp  # typo\n",
+		"test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	expect_error(
+		"x-foo drp\n",
+		"test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
 	/* A word nowhere near an action: the name has a space in it. */
-	expect_error("x-foo dropped\n",
-		     "test.list:1: invalid character ' ' in header name \"x-foo dropped\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"x-foo dropped\n",
+		"test.list:1: invalid character ' ' in header name \"x-foo dropped\" (a second word, if any, is the action: 'mask' or 'drop')");
 }
 
 static void test_error_duplicate(void **state)
@@ -338,18 +351,23 @@ static void test_error_duplicate(void **state)
 	expect_error("x-foo\nx-foo drop\n",
 		     "test.list:2: duplicate header name \"x-foo\" (first on line 1)");
 	/* Duplicates only after folding. */
-	expect_error("X-Foo\nx_foo\n",
-		     "test.list:2: duplicate header name \"x_foo\": same as \"X-Foo\" on line 1 (names are case-insensitive and '_' matches '-')");
-	expect_error("x-a*\nx-b\nX-A* drop\n",
-		     "test.list:3: duplicate header name \"X-A*\": same as \"x-a*\" on line 1 (names are case-insensitive and '_' matches '-')");
-	expect_error_len("X-Foo\nx-FOO\n", 12, 0,
-			 "test.list:2: duplicate header name \"x-FOO\": same as \"X-Foo\" on line 1 (names are case-insensitive)");
-	expect_error("@fold-underscore off\nx_a\nx-a\nX_A\n",
-		     "test.list:4: duplicate header name \"X_A\": same as \"x_a\" on line 2 (names are case-insensitive)");
+	expect_error(
+		"X-Foo\nx_foo\n",
+		"test.list:2: duplicate header name \"x_foo\": same as \"X-Foo\" on line 1 (names are case-insensitive and '_' matches '-')");
+	expect_error(
+		"x-a*\nx-b\nX-A* drop\n",
+		"test.list:3: duplicate header name \"X-A*\": same as \"x-a*\" on line 1 (names are case-insensitive and '_' matches '-')");
+	expect_error_len(
+		"X-Foo\nx-FOO\n", 12, 0,
+		"test.list:2: duplicate header name \"x-FOO\": same as \"X-Foo\" on line 1 (names are case-insensitive)");
+	expect_error(
+		"@fold-underscore off\nx_a\nx-a\nX_A\n",
+		"test.list:4: duplicate header name \"X_A\": same as \"x_a\" on line 2 (names are case-insensitive)");
 	/* Three copies: the second is reported, against the first. */
 	expect_error("a\nb\na\na\n", "test.list:3: duplicate header name \"a\" (first on line 1)");
 	/* Two pairs: the one whose second line comes first. */
-	expect_error("a\nb\nc\nb\na\n", "test.list:4: duplicate header name \"b\" (first on line 2)");
+	expect_error("a\nb\nc\nb\na\n",
+		     "test.list:4: duplicate header name \"b\" (first on line 2)");
 	expect_error("b\na\na\nb\n", "test.list:3: duplicate header name \"a\" (first on line 2)");
 }
 
@@ -357,17 +375,20 @@ static void test_error_empty_list(void **state)
 {
 	(void)state;
 	expect_error("", "test.list: no header names (the list is empty)");
-	expect_error("# only\n   # comments\n\n\t\n", "test.list: no header names (the list is empty)");
+	expect_error("# only\n   # comments\n\n\t\n",
+		     "test.list: no header names (the list is empty)");
 	expect_error("@fold-underscore off\n", "test.list: no header names (the list is empty)");
 }
 
 static void test_error_star_alone(void **state)
 {
 	(void)state;
-	expect_error("*\n",
-		     "test.list:1: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
-	expect_error("x-a\n  * drop\n",
-		     "test.list:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
+	expect_error(
+		"*\n",
+		"test.list:1: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
+	expect_error(
+		"x-a\n  * drop\n",
+		"test.list:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)");
 }
 
 static void test_error_directives(void **state)
@@ -375,7 +396,8 @@ static void test_error_directives(void **state)
 	(void)state;
 	expect_error("x-a\n@foo bar\n",
 		     "test.list:2: unknown directive \"@foo\" (known: @fold-underscore on|off)");
-	expect_error("@\n", "test.list:1: unknown directive \"@\" (known: @fold-underscore on|off)");
+	expect_error("@\n",
+		     "test.list:1: unknown directive \"@\" (known: @fold-underscore on|off)");
 	expect_error("@fold-underscore yes\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"yes\"");
 	expect_error("@fold-underscore\nx-a\n",
@@ -394,8 +416,9 @@ static void test_load_missing_and_directory(void **state)
 	(void)state;
 	assert_int_equal(hs_list_load("/nonexistent/hdrstrip-test.list", NULL, &l, &err), -ENOENT);
 	assert_int_equal(err.bad_input, 1);
-	assert_string_equal(err.msg,
-			    "cannot open header list '/nonexistent/hdrstrip-test.list': No such file or directory");
+	assert_string_equal(
+		err.msg,
+		"cannot open header list '/nonexistent/hdrstrip-test.list': No such file or directory");
 
 	/* fopen() succeeds on a directory; reading it is what fails. */
 	assert_int_equal(hs_list_load("/", NULL, &l, &err), -EISDIR);
@@ -426,9 +449,10 @@ static void test_load_file(void **state)
 	assert_int_equal(pwrite(fd, bad, sizeof(bad) - 1, 0), sizeof(bad) - 1);
 	assert_int_equal(hs_list_load(path, NULL, &l, &err), -EINVAL);
 	assert_int_equal(err.bad_input, 1);
-	snprintf(msg, sizeof(msg),
-		 "%s:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')",
-		 path);
+	snprintf(
+		msg, sizeof(msg),
+		"%s:2: invalid character ' ' in header name \"x bad\" (a second word, if any, is the action: 'mask' or 'drop')",
+		path);
 	assert_string_equal(err.msg, msg);
 	close(fd);
 	unlink(path);
@@ -445,7 +469,8 @@ static void test_byte_classes(void **state)
 	for (int c = 0; c < 256; c++) {
 		int alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 		int digit = c >= '0' && c <= '9';
-		int tchar = alpha || digit || (c && memchr(tchar_specials, c, sizeof(tchar_specials) - 1));
+		int tchar = alpha || digit ||
+			    (c && memchr(tchar_specials, c, sizeof(tchar_specials) - 1));
 		int name = c >= 0x21 && c <= 0x7e && c != ':';
 		int want_on = name ? ref_fold(c, 1) : 0, want_off = name ? ref_fold(c, 0) : 0;
 
@@ -454,8 +479,8 @@ static void test_byte_classes(void **state)
 		if (!!hs_is_name_byte(c) != name)
 			fail_msg("hs_is_name_byte(%#x) = %d", c, hs_is_name_byte(c));
 		if (hs_fold_byte(c, 1) != want_on || hs_fold_byte(c, 0) != want_off)
-			fail_msg("hs_fold_byte(%#x) = %#x / %#x, want %#x / %#x", c, hs_fold_byte(c, 1),
-				 hs_fold_byte(c, 0), want_on, want_off);
+			fail_msg("hs_fold_byte(%#x) = %#x / %#x, want %#x / %#x", c,
+				 hs_fold_byte(c, 1), hs_fold_byte(c, 0), want_on, want_off);
 		n_tchar += tchar;
 		n_name += name;
 	}

@@ -200,17 +200,20 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 static const char *describe(const struct gen *g, __u64 seed, int set)
 {
 	static char buf[700];
-	size_t o = snprintf(buf, sizeof(buf), "seed %llu set %d, list \"", (unsigned long long)seed, set);
+	size_t o = snprintf(buf, sizeof(buf), "seed %llu set %d, list \"", (unsigned long long)seed,
+			    set);
 
 	for (size_t i = 0; i < g->len && o + 8 < sizeof(buf); i++)
-		o += g->text[i] == '\n' ? (size_t)snprintf(buf + o, sizeof(buf) - o, "\\n") :
-					  (size_t)snprintf(buf + o, sizeof(buf) - o, "%c", g->text[i]);
+		o += g->text[i] == '\n'
+			     ? (size_t)snprintf(buf + o, sizeof(buf) - o, "\\n")
+			     : (size_t)snprintf(buf + o, sizeof(buf) - o, "%c", g->text[i]);
 	snprintf(buf + o, sizeof(buf) - o, "%s\"", o + 8 < sizeof(buf) ? "" : "...");
 	return buf;
 }
 
 /* Random queries: variants of the list's names, and random strings. */
-static size_t run_queries(struct gen *g, const struct fixture *fx, size_t n_queries, const char *ctx)
+static size_t run_queries(struct gen *g, const struct fixture *fx, size_t n_queries,
+			  const char *ctx)
 {
 	struct rng *r = &g->r;
 	__u8 q[2 * HS_MAX_NAME_LEN + 16];
@@ -244,9 +247,11 @@ static size_t run_queries(struct gen *g, const struct fixture *fx, size_t n_quer
 				len = rng_below(r, len);
 			else if (how == 2 || how == 3)
 				for (size_t e = 1 + rng_below(r, how == 2 ? 3 : 20); e; e--)
-					q[len++] = how == 2 ? (__u8)name_byte(r) : (__u8)rng_next(r);
+					q[len++] =
+						how == 2 ? (__u8)name_byte(r) : (__u8)rng_next(r);
 			else if (how == 4 && len > 0)
-				q[rng_below(r, len)] = rng_below(r, 2) ? (__u8)name_byte(r) : (__u8)rng_next(r);
+				q[rng_below(r, len)] =
+					rng_below(r, 2) ? (__u8)name_byte(r) : (__u8)rng_next(r);
 			else if (how == 5) {
 				/* Two names back to back. */
 				const char *b2 = g->names[rng_below(r, g->n)];

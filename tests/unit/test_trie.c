@@ -130,7 +130,8 @@ static void test_header_and_rules(void **state)
 		int used = f && memchr("x-fobarz", f, 8);
 
 		if (used && fx.trie->sym[c] != fx.trie->sym[f])
-			fail_msg("sym[%#x] = %u, sym[%#x] = %u", c, fx.trie->sym[c], f, fx.trie->sym[f]);
+			fail_msg("sym[%#x] = %u, sym[%#x] = %u", c, fx.trie->sym[c], f,
+				 fx.trie->sym[f]);
 		if (used && fx.trie->sym[c] >= fx.trie->n_syms)
 			fail_msg("sym[%#x] = %u, past n_syms", c, fx.trie->sym[c]);
 		if (!used && fx.trie->sym[c] != HS_SYM_NONE)
@@ -163,9 +164,10 @@ static void test_validate(void **state)
 	t->magic ^= 1;
 	assert_int_equal(hs_trie_validate(t, &err), -EINVAL);
 	assert_int_equal(err.bad_input, 1);
-	snprintf(msg, sizeof(msg),
-		 "not a hdrstrip trie (magic 0x52545349 version %d; expected 0x52545348 version %d)",
-		 HS_TRIE_VERSION, HS_TRIE_VERSION);
+	snprintf(
+		msg, sizeof(msg),
+		"not a hdrstrip trie (magic 0x52545349 version %d; expected 0x52545348 version %d)",
+		HS_TRIE_VERSION, HS_TRIE_VERSION);
 	assert_string_equal(err.msg, msg);
 	t->magic ^= 1;
 	t->version++;
@@ -268,7 +270,9 @@ static int n_warnings;
 static void count_warning(const char *msg)
 {
 	n_warnings++;
-	assert_non_null(strstr(msg, "bench-headers-118.txt:78: header name \"referer[sic]\" is not an RFC 9110 token"));
+	assert_non_null(strstr(
+		msg,
+		"bench-headers-118.txt:78: header name \"referer[sic]\" is not an RFC 9110 token"));
 }
 
 static void test_corpus_bench_headers_118(void **state)
@@ -448,7 +452,8 @@ static void test_name_of_128_bytes(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(name); i++)
 		name[i] = "abcdefghijklmnopqrstuvwxyz-0123456789"[(i * 7 + i / 37) % 37];
-	snprintf(text, sizeof(text), "%.*s\n%.*s*\n", HS_MAX_NAME_LEN, name, HS_MAX_NAME_LEN - 1, name);
+	snprintf(text, sizeof(text), "%.*s\n%.*s*\n", HS_MAX_NAME_LEN, name, HS_MAX_NAME_LEN - 1,
+		 name);
 	fx_build(&fx, text, -1);
 	assert_int_equal(fx.trie->max_depth, HS_MAX_NAME_LEN);
 	expect_any_case(&fx, &r, name, HS_MAX_NAME_LEN, 1, "128 bytes");
@@ -534,7 +539,8 @@ static void test_every_tchar(void **state)
 	assert_int_equal(fx.list.n, 51);
 	for (size_t i = 0; i < len; i++) {
 		char orig[3] = { 'a', all[i], 0 };
-		char up[3] = { 'A', all[i] >= 'a' && all[i] <= 'z' ? all[i] - 'a' + 'A' : all[i], 0 };
+		char up[3] = { 'A', all[i] >= 'a' && all[i] <= 'z' ? all[i] - 'a' + 'A' : all[i],
+			       0 };
 
 		fx_expect(&fx, orig, all[i] == '*' ? "a*" : orig);
 		fx_expect(&fx, up, all[i] == '*' ? "a*" : orig);
@@ -610,9 +616,10 @@ static void test_every_name_byte(void **state)
 	hs_list_opts_default(&opts);
 	assert_int_equal(hs_list_parse(text, o, TEST_LIST_PATH, &opts, &l, &err), -EINVAL);
 	assert_int_equal(err.bad_input, 1);
-	snprintf(want, sizeof(want),
-		 "%s:%u: header name \"a%c\" brings a 64th distinct byte ('%c') into the list; names may use at most 63 different bytes (a letter counts once in either case)",
-		 TEST_LIST_PATH, line64, byte64, byte64);
+	snprintf(
+		want, sizeof(want),
+		"%s:%u: header name \"a%c\" brings a 64th distinct byte ('%c') into the list; names may use at most 63 different bytes (a letter counts once in either case)",
+		TEST_LIST_PATH, line64, byte64, byte64);
 	assert_string_equal(err.msg, want);
 
 	every_byte_list(text, sizeof(text), 1, &line64, &byte64);
@@ -670,7 +677,8 @@ static void test_prefix_rule_overlaps_exact(void **state)
 		fx_expect(&fx, "x-internal-authorization-header", "x-internal-*");
 		fx_expect(&fx, "x-internal-", "x-internal-*");
 		fx_expect(&fx, "x-internal", NULL);
-		assert_int_equal(fx.trie->rules[fx_rule(&fx, "x-internal-*") - 1].action, HS_ACT_MASK);
+		assert_int_equal(fx.trie->rules[fx_rule(&fx, "x-internal-*") - 1].action,
+				 HS_ACT_MASK);
 		fx_free(&fx);
 	}
 
@@ -689,7 +697,9 @@ static void test_nested_prefix_rules(void **state)
 	struct fixture fx;
 
 	(void)state;
-	fx_build(&fx, "x-*\nx-internal-*\nx-internal-auth\nx-internal-auth-*\nx-internal-zone drop\n", -1);
+	fx_build(&fx,
+		 "x-*\nx-internal-*\nx-internal-auth\nx-internal-auth-*\nx-internal-zone drop\n",
+		 -1);
 	fx_expect(&fx, "x-", "x-*");
 	fx_expect(&fx, "x-other", "x-*");
 	fx_expect(&fx, "x-internal", "x-*");
@@ -829,7 +839,8 @@ static void test_full_list_of_longest_names(void **state)
 	for (int i = 0; i < HS_MAX_NAMES; i++) {
 		text = grow(text, &cap, o + HS_MAX_NAME_LEN + 2);
 		for (int j = 0; j < HS_MAX_NAME_LEN; j++)
-			text[o++] = "abcdefghijklmnopqrstuvwxyz0123-"[rng_below(&r, j < 3 ? 2 : 31)];
+			text[o++] =
+				"abcdefghijklmnopqrstuvwxyz0123-"[rng_below(&r, j < 3 ? 2 : 31)];
 		text[o++] = '\n';
 	}
 	text[o] = 0;
@@ -922,8 +933,9 @@ static void test_fold8(void **state)
 				hs_store64(out, hs_fold8(hs_load64(in), fold));
 				for (int i = 0; i < 8; i++)
 					if (out[i] != ref_fold(in[i], fold))
-						fail_msg("hs_fold8 lane %d: %#x next to %#x gives %#x (fold %d)",
-							 i, in[i], in[i ^ 1], out[i], fold);
+						fail_msg(
+							"hs_fold8 lane %d: %#x next to %#x gives %#x (fold %d)",
+							i, in[i], in[i ^ 1], out[i], fold);
 			}
 }
 
@@ -956,7 +968,8 @@ static void test_swar_helpers(void **state)
 				 hs_first_byte(t), want);
 	}
 	for (int i = 0; i < 100000; i++) {
-		__u8 w[8], c = rng_below(&r, 4) ? (__u8)"\r\n:a"[rng_below(&r, 4)] : (__u8)rng_next(&r);
+		__u8 w[8], c = rng_below(&r, 4) ? (__u8) "\r\n:a"[rng_below(&r, 4)]
+						: (__u8)rng_next(&r);
 		int want = -1;
 		__u64 got;
 
@@ -968,7 +981,8 @@ static void test_swar_helpers(void **state)
 		got = hs_bytes_eq(hs_load64(w), c);
 		if (want < 0 ? got != 0 : !got || hs_first_byte(got) != (__u32)want)
 			fail_msg("hs_bytes_eq(%#llx, %#x) = %#llx, first match at %d",
-				 (unsigned long long)hs_load64(w), c, (unsigned long long)got, want);
+				 (unsigned long long)hs_load64(w), c, (unsigned long long)got,
+				 want);
 	}
 	for (unsigned int a = 0; a < 256; a++)
 		for (unsigned int b = 0; b < 256; b++) {

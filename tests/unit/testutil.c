@@ -62,7 +62,8 @@ static void ref_line(struct ref_list *r, const char *s, size_t len, int *fold)
 	w2 = s + nlen;
 	while (w2 < s + len && ref_space(*w2))
 		w2++;
-	rule->action = (s + len - w2 == 4 && !strncasecmp(w2, "drop", 4)) ? HS_ACT_DROP : HS_ACT_MASK;
+	rule->action =
+		(s + len - w2 == 4 && !strncasecmp(w2, "drop", 4)) ? HS_ACT_DROP : HS_ACT_MASK;
 }
 
 void ref_parse(struct ref_list *r, const char *text, int fold)
@@ -116,7 +117,8 @@ __u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ref_rule *rr = &r->rules[i];
 
-		if (rr->prefix && rr->len <= len && rr->len >= best_len && ref_starts(r, rr, q, rr->len)) {
+		if (rr->prefix && rr->len <= len && rr->len >= best_len &&
+		    ref_starts(r, rr, q, rr->len)) {
 			best = i + 1;
 			best_len = rr->len;
 		}
@@ -133,7 +135,8 @@ int ref_open(const struct ref_list *r, const __u8 *q, size_t len)
 			size_t j;
 
 			for (j = 0; j < len; j++)
-				if (ref_fold(q[j], r->fold_underscore) != (unsigned char)rr->name[j])
+				if (ref_fold(q[j], r->fold_underscore) !=
+				    (unsigned char)rr->name[j])
 					break;
 			if (j == len)
 				return 1;
@@ -184,9 +187,10 @@ void fx_rebuild(struct fixture *fx, const char *text, int fold)
 
 		if (nm->len != rr->len || memcmp(nm->name, rr->name, rr->len) ||
 		    nm->name[nm->len] || nm->prefix != rr->prefix || nm->action != rr->action)
-			fail_msg("name %zu: parser has \"%s\"%s (%u bytes, action %u), the reference \"%.*s\"%s (action %d)",
-				 i, nm->name, nm->prefix ? "*" : "", nm->len, nm->action, (int)rr->len,
-				 rr->name, rr->prefix ? "*" : "", rr->action);
+			fail_msg(
+				"name %zu: parser has \"%s\"%s (%u bytes, action %u), the reference \"%.*s\"%s (action %d)",
+				i, nm->name, nm->prefix ? "*" : "", nm->len, nm->action,
+				(int)rr->len, rr->name, rr->prefix ? "*" : "", rr->action);
 	}
 }
 
@@ -216,7 +220,8 @@ static const char *rule_name(const struct fixture *fx, __u32 v)
 void fx_expect(const struct fixture *fx, const char *q, const char *rule_orig)
 {
 	__u32 want = rule_orig ? fx_rule(fx, rule_orig) : 0;
-	__u32 got = check_query(fx->trie, fx->copy, &fx->ref, (const __u8 *)q, strlen(q), "fx_expect");
+	__u32 got =
+		check_query(fx->trie, fx->copy, &fx->ref, (const __u8 *)q, strlen(q), "fx_expect");
 
 	if (got != want)
 		fail_msg("\"%s\" matches %s; expected %s", q, rule_name(fx, got),
@@ -254,8 +259,8 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 	want = ref_lookup(ref, q, len);
 	got = hs_trie_lookup(t, exact, len);
 	if (got != want)
-		fail_msg("%s: %s: hs_trie_lookup gives rule %u, the reference rule %u (0: none)", ctx,
-			 show_query(q, len), got, want);
+		fail_msg("%s: %s: hs_trie_lookup gives rule %u, the reference rule %u (0: none)",
+			 ctx, show_query(q, len), got, want);
 
 	states[0] = HS_TRIE_ROOT;
 	for (k = 0; k < len; k++)
@@ -268,12 +273,14 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 		if (!hs_trie_final(states[k]))
 			continue;
 		if (ref_open(ref, q, k))
-			fail_msg("%s: %s: state %#x after %zu bytes is final, but a rule's name still starts with those bytes",
-				 ctx, show_query(q, len), states[k], k);
+			fail_msg(
+				"%s: %s: state %#x after %zu bytes is final, but a rule's name still starts with those bytes",
+				ctx, show_query(q, len), states[k], k);
 		rk = hs_trie_result(t, states[k]);
 		if (rk != ref_lookup(ref, q, k))
-			fail_msg("%s: %s: final state %#x after %zu bytes gives rule %u, the reference %u",
-				 ctx, show_query(q, len), states[k], k, rk, ref_lookup(ref, q, k));
+			fail_msg(
+				"%s: %s: final state %#x after %zu bytes gives rule %u, the reference %u",
+				ctx, show_query(q, len), states[k], k, rk, ref_lookup(ref, q, k));
 		for (i = k; i < len; i++)
 			if (states[i + 1] != states[k])
 				fail_msg("%s: %s: final state %#x changed to %#x at byte %zu", ctx,
@@ -289,9 +296,10 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 		for (i = k; i < len; i++)
 			s = hs_trie_step(copy, s, q[i]);
 		if (s != states[len] || hs_trie_result(copy, s) != want)
-			fail_msg("%s: %s: stepping split after %zu bytes gives state %#x (rule %u); unsplit %#x, lookup and the reference rule %u",
-				 ctx, show_query(q, len), k, s, hs_trie_result(copy, s), states[len],
-				 want);
+			fail_msg(
+				"%s: %s: stepping split after %zu bytes gives state %#x (rule %u); unsplit %#x, lookup and the reference rule %u",
+				ctx, show_query(q, len), k, s, hs_trie_result(copy, s), states[len],
+				want);
 	}
 	free(states);
 	free(exact);
@@ -315,8 +323,8 @@ __u64 test_seed(const char *what)
 			fail_msg("HS_SEED=\"%s\" is not a number", env);
 	} else {
 		clock_gettime(CLOCK_REALTIME, &ts);
-		seed = ((unsigned long long)ts.tv_sec * 1000000007ULL) ^ (unsigned long long)ts.tv_nsec ^
-		       ((unsigned long long)getpid() << 32);
+		seed = ((unsigned long long)ts.tv_sec * 1000000007ULL) ^
+		       (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32);
 	}
 	print_message("%s: seed %llu (HS_SEED=%llu repeats this run)\n", what, seed, seed);
 	return seed;
@@ -377,8 +385,8 @@ char *corpus_read(const char *name, size_t *len)
 	assert_non_null(buf);
 	f = fopen(path, "rb");
 	if (!f) {
-		fail_msg("cannot open corpus file %s: %s (set CORPUS to the corpus directory)", path,
-			 strerror(errno));
+		fail_msg("cannot open corpus file %s: %s (set CORPUS to the corpus directory)",
+			 path, strerror(errno));
 		return NULL; /* not reached: fail_msg() jumps out of the test */
 	}
 	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {

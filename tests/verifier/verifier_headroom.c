@@ -40,19 +40,24 @@
 #define BUDGET 500000u /* half of BPF_COMPLEXITY_LIMIT_INSNS */
 #define LOG_SIZE (1 << 20)
 
-enum { XDP_PASS_ = 2, XDP_DROP_ = 1, TC_OK_ = -1, TC_SHOT_ = 2 };
+enum {
+	XDP_PASS_ = 2,
+	XDP_DROP_ = 1,
+	TC_OK_ = -1,
+	TC_SHOT_ = 2
+};
 
 static int failures;
 static __u32 worst;
 static char worst_what[160];
 
-#define check(cond, ...)                                                                    \
-	do {                                                                                \
-		if (!(cond)) {                                                              \
-			fprintf(stderr, "FAIL: " __VA_ARGS__);                              \
-			fputc('\n', stderr);                                                \
-			failures++;                                                         \
-		}                                                                           \
+#define check(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                                       \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 /* ---- the largest tries ---- */
@@ -152,7 +157,7 @@ static int load(const char *path, const char *prog, __u32 flows, struct loaded *
 		fprintf(stderr, "FAIL: cannot open %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	bpf_object__for_each_program(p, ld->obj) {
+	bpf_object__for_each_program (p, ld->obj) {
 		int mine = !strcmp(bpf_program__name(p), prog);
 
 		bpf_program__set_autoload(p, mine);
@@ -164,7 +169,8 @@ static int load(const char *path, const char *prog, __u32 flows, struct loaded *
 		return -1;
 	}
 	if (flows)
-		bpf_map__set_max_entries(bpf_object__find_map_by_name(ld->obj, HS_MAP_FLOWS), flows);
+		bpf_map__set_max_entries(bpf_object__find_map_by_name(ld->obj, HS_MAP_FLOWS),
+					 flows);
 	log[0] = 0;
 	bpf_program__set_log_buf(keep, log, sizeof(log));
 	bpf_program__set_log_level(keep, 4); /* the statistics line only */
@@ -192,7 +198,8 @@ static void record(const char *label, const char *hook, __u32 flows, const struc
 	printf("verifier: %-36s processed %7u insns (verified_insns %7u), %4.1f%% of the budget\n",
 	       what, ld->processed, ld->verified, 100.0 * ld->processed / BUDGET);
 	check(ld->processed > 0, "%s: no instruction count in the verifier's log", what);
-	check(ld->processed < BUDGET, "%s: %u insns, the budget is %u", what, ld->processed, BUDGET);
+	check(ld->processed < BUDGET, "%s: %u insns, the budget is %u", what, ld->processed,
+	      BUDGET);
 	if (ld->processed > worst) {
 		worst = ld->processed;
 		snprintf(worst_what, sizeof(worst_what), "%s", what);
@@ -238,9 +245,12 @@ static int run(struct bpf_object *obj, int prog_fd, const char *payload, __u8 *o
 	struct pb_spec spec = { 0 };
 	struct pb_layout lay;
 	size_t n = pb_build(&spec, payload, strlen(payload), pkt, &lay);
-	struct bpf_test_run_opts o = { .sz = sizeof(o), .data_in = pkt,
-				       .data_size_in = (__u32)n, .data_out = out,
-				       .data_size_out = PB_MAX_PKT, .repeat = 1 };
+	struct bpf_test_run_opts o = { .sz = sizeof(o),
+				       .data_in = pkt,
+				       .data_size_in = (__u32)n,
+				       .data_out = out,
+				       .data_size_out = PB_MAX_PKT,
+				       .repeat = 1 };
 	char why[200];
 
 	forget_flows(map_fd(obj, HS_MAP_FLOWS));
@@ -269,8 +279,8 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 	/* A byte no listed name has, at the very end. */
 	memcpy(miss, hit, sizeof(miss));
 	miss[HS_MAX_NAME_LEN - 1] = '~';
-	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: h\r\n%s: secret\r\n%s: kept\r\n\r\n", hit,
-		 miss);
+	snprintf(req, sizeof(req), "GET / HTTP/1.1\r\nHost: h\r\n%s: secret\r\n%s: kept\r\n\r\n",
+		 hit, miss);
 	for (int oe = HS_POLICY_DROP; oe <= HS_POLICY_PASS; oe++) {
 		for (int ut = HS_POLICY_DROP; ut <= HS_POLICY_SCAN; ut++) {
 			static const char *const pol[] = { "drop", "pass", "scan" };
@@ -284,20 +294,21 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 			check(v == pass, "%s: request: verdict %d", what, v);
 			/* The third line, after the request line and Host. */
 			line = (char *)out + off + strlen("GET / HTTP/1.1\r\nHost: h\r\n");
-			check(!strncmp(line, "x-hdrstrip: xxxxxx", 18), "%s: the listed field is not masked",
-			      what);
-			check(!memcmp(line + strlen(hit) + strlen(": secret\r\n"), miss, strlen(miss)),
+			check(!strncmp(line, "x-hdrstrip: xxxxxx", 18),
+			      "%s: the listed field is not masked", what);
+			check(!memcmp(line + strlen(hit) + strlen(": secret\r\n"), miss,
+				      strlen(miss)),
 			      "%s: the near miss was changed", what);
 			/* Framing servers read two ways: the on-error policy. */
 			v = run(obj, prog_fd,
 				"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
 				out, &off, what);
-			check(v == (oe == HS_POLICY_DROP ? drop : pass), "%s: ambiguous framing: verdict %d",
-			      what, v);
+			check(v == (oe == HS_POLICY_DROP ? drop : pass),
+			      "%s: ambiguous framing: verdict %d", what, v);
 			/* No connection state, no request: the untracked policy. */
 			v = run(obj, prog_fd, "\x16\x03\x01 no request here\r\n", out, &off, what);
-			check(v == (ut == HS_POLICY_DROP ? drop : pass), "%s: not a request: verdict %d",
-			      what, v);
+			check(v == (ut == HS_POLICY_DROP ? drop : pass),
+			      "%s: not a request: verdict %d", what, v);
 		}
 	}
 }
@@ -358,7 +369,7 @@ static void proxy(const char *path, const char *label)
 			check(0, "cannot open %s", path);
 			return;
 		}
-		bpf_object__for_each_program(p, probe) {
+		bpf_object__for_each_program (p, probe) {
 			if (!strncmp(bpf_program__name(p), progs[i], strlen(progs[i])) ||
 			    (i == 1 && bpf_program__type(p) == BPF_PROG_TYPE_SK_MSG) ||
 			    (i == 0 && bpf_program__type(p) == BPF_PROG_TYPE_SOCK_OPS)) {

@@ -214,9 +214,9 @@ static void test_unwritable_dir(void **state)
 	/* A directory that cannot be made: the log goes to a new file in /tmp. */
 	vlog_begin();
 	assert_true(load(BAD_OBJ) < 0);
-	assert_int_equal(vlog_save("/proc/hdrstrip-no-such-dir", "testdev", "xdp", NULL, path,
-				   sizeof(path)),
-			 1);
+	assert_int_equal(
+		vlog_save("/proc/hdrstrip-no-such-dir", "testdev", "xdp", NULL, path, sizeof(path)),
+		1);
 	vlog_end(0, "testdev", "xdp", 1);
 	assert_int_equal(strncmp(path, "/tmp/hdrstrip-verifier-testdev-xdp-", 35), 0);
 	assert_int_equal(access(path, R_OK), 0);
