@@ -53,9 +53,9 @@ define fuzz_run
 	$(FUZZ_OUT)/$(1) $(FUZZ_OPTS_$(1)) -max_total_time=$(2) -print_final_stats=1 \
 		-artifact_prefix=$(FUZZ_CRASHES)/$(1)- $(3) $(FUZZ_DIR)/seeds/$(subst fuzz_,,$(1)) \
 		2>$(FUZZ_OUT)/$(1).log; rc=$$?; \
-	grep -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' \
+	grep -a -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' \
 		$(FUZZ_OUT)/$(1).log | sed 's/^/  /'; \
-	if [ $$rc -ne 0 ]; then grep -E '^fuzz_|SUMMARY|ERROR|Test unit written' \
+	if [ $$rc -ne 0 ]; then grep -a -E '^fuzz_|SUMMARY|ERROR|Test unit written' \
 		$(FUZZ_OUT)/$(1).log | sed 's/^/  /' >&2; fi; \
 	exit $$rc
 endef
@@ -79,7 +79,7 @@ test-fuzz: $(FUZZ_BINS)
 		[ -d $(FUZZ_DIR)/regress/$$d ] && dirs="$$dirs $(FUZZ_DIR)/regress/$$d"; \
 		$(FUZZ_OUT)/$$f -runs=0 $$dirs >$(FUZZ_OUT)/$$f.replay.log 2>&1 || { \
 			failed="$$failed $$f(replay)"; \
-			grep -E '^fuzz_|SUMMARY|Running:' $(FUZZ_OUT)/$$f.replay.log | tail -3 >&2; continue; }; \
+			grep -a -E '^fuzz_|SUMMARY|Running:' $(FUZZ_OUT)/$$f.replay.log | tail -3 >&2; continue; }; \
 		echo "test-fuzz: $$f: $$(find $$dirs -type f | wc -l) seed and regression inputs pass"; \
 		rm -rf $(FUZZ_OUT)/test-corpus/$$f; \
 		$(MAKE) --no-print-directory fuzz-one-$$f FUZZ_RUN_SECONDS=$(FUZZ_TEST_SECONDS) \
