@@ -66,11 +66,12 @@ struct scan_ctx {
  * The scan runs under bpf_loop(): the verifier checks the callback once, not
  * once per byte. Each call makes up to HS_STEPS_PER_CALL steps, which keeps
  * the per-call overhead small next to the work; enough calls are allowed for
- * a 64 KiB payload even when every byte takes a step of its own, twice (a
- * masked name is walked again to be rewritten).
+ * a 64 KiB payload even when every byte takes a step of its own,
+ * HS_STEPS_PER_BYTE times (scan.h). The call count is a run-time bound: it
+ * costs the verifier nothing.
  */
 #define HS_STEPS_PER_CALL 8
-#define HS_MAX_CALLS (2 * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
+#define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
 
 static __always_inline long scan_some(struct scan_ctx *c, const int xdp)
 {

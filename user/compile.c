@@ -223,9 +223,8 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	t->n_syms = nsym;
 	t->max_depth = maxd;
 
-	b.sorted = calloc(
-		l->n,
-		sizeof(*b.sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	b.sorted = calloc(l->n, sizeof(*b.sorted));
 	b.rule_of = calloc(l->n, sizeof(*b.rule_of));
 	b.name_off = calloc(l->n, sizeof(*b.name_off));
 	b.queue = calloc(HS_MAX_NODES, sizeof(*b.queue));
@@ -237,8 +236,8 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	}
 	for (i = 0; i < l->n; i++)
 		b.sorted[i] = &l->names[i];
-	qsort(b.sorted, l->n, sizeof(*b.sorted),
-	      cmp_name); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name);
 	for (i = 0; i < l->n; i++)
 		b.rule_of[i] = b.sorted[i] - l->names;
 	store_names(&b, l->n);

@@ -298,9 +298,8 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 		}
 		nm->name[nm->len] = 0;
 	}
-	sorted = calloc(
-		l->n,
-		sizeof(*sorted)); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	sorted = calloc(l->n, sizeof(*sorted));
 	if (!sorted) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		err->bad_input = 0;
@@ -309,8 +308,8 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	for (i = 0; i < l->n; i++)
 		sorted[i] = &l->names[i];
 	/* Equal names sort by line: report the pair whose second line comes first. */
-	qsort(sorted, l->n, sizeof(*sorted),
-	      cmp_folded); /* NOLINT(bugprone-sizeof-expression): an array of pointers */
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	qsort(sorted, l->n, sizeof(*sorted), cmp_folded);
 	for (i = 1; i < l->n; i++) {
 		if (strcmp(sorted[i - 1]->name, sorted[i]->name) ||
 		    sorted[i - 1]->prefix != sorted[i]->prefix)

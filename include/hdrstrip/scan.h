@@ -135,6 +135,17 @@ enum hs_step {
  */
 #define HS_MAX_BUF 0xffc0
 
+/*
+ * Steps one buffer can take, per byte (plus a few at its end): a callers'
+ * loop bound. A byte is walked at most three times: read as part of a
+ * request line; read again line by line when that line turns out to be none
+ * (HS_OPT_UNTRACKED, or a desynchronised stream); and rewritten when the
+ * buffer ends inside a name that may still match, on that same line. Other
+ * bytes take two walks at most (a masked name is walked again to be
+ * rewritten).
+ */
+#define HS_STEPS_PER_BYTE 3
+
 /* The part of the state that lives from one buffer to the next. */
 struct hs_stream {
 	__u64 num; /* number being parsed, or body bytes left (BODY) */

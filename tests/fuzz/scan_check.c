@@ -10,7 +10,7 @@
  *  - line ends are unchanged and every other byte that changed lies in a
  *    line that now has a masked shape (liberal.h: lib_filler);
  *  - every step count stays within the bound the BPF program gives a
- *    buffer (two steps a byte);
+ *    buffer (HS_STEPS_PER_BYTE steps a byte, scan.h);
  *  - in the bytes the program lets through, no line the scanner read as a
  *    field line (the request line, bodies and chunk framing are not
  *    scanned for fields by design) holds a field whose name the list
@@ -281,7 +281,7 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 		const size_t n = seg_len(in, kind, seg, in->len - off);
 		const int first = seg == 0;
 		uint8_t *buf = malloc(hdr + n);
-		__u64 before, after, limit = 2 * (n + 16), steps = 0;
+		__u64 before, after, limit = HS_STEPS_PER_BYTE * (n + 16), steps = 0;
 		struct hs_scan s;
 		int done = 0, rc;
 		__u8 phase;
@@ -321,7 +321,7 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 		}
 		if (steps > limit)
 			failf(e,
-			      "%s run: %llu steps for the %zu-byte segment at %zu; the BPF program allows %llu (two a byte)",
+			      "%s run: %llu steps for the %zu-byte segment at %zu; the BPF program allows %llu (HS_STEPS_PER_BYTE a byte)",
 			      run_name[kind], (unsigned long long)steps, n, off,
 			      (unsigned long long)limit);
 		for (size_t i = 0; i < hdr; i++)

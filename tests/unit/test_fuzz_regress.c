@@ -223,6 +223,52 @@ static void test_midconn_first_line_cut(void **state)
 	fx_free(&fx);
 }
 
+/*
+ * Found by fuzz_scan's step bound: a line read as a request line, read again
+ * line by line when it is none, and rewritten ahead because the buffer ends
+ * inside its (prefix-rule) name takes three walks. A 64 KiB buffer of it
+ * took more steps than the BPF program allowed (two a byte): the scan was
+ * cut short. HS_STEPS_PER_BYTE (3) now bounds it, in the scanner's terms.
+ */
+static void test_three_walks_one_line(void **state)
+{
+	const size_t n = HS_MAX_BUF - 16, blanks = n * 2 / 3;
+	__u8 *buf = malloc(n);
+	struct fixture fx;
+
+	(void)state;
+	assert_non_null(buf);
+	fx_build(&fx, "x-internal-*\n", -1);
+	for (int mode = 0; mode < 2; mode++) {
+		struct hs_stream st;
+		struct hs_scan s;
+		unsigned long steps = 0;
+		int rc;
+
+		memcpy(buf, "x-internal-a", 12);
+		memset(buf + 12, ' ', blanks);
+		memcpy(buf + 12 + blanks, "b c", 3);
+		memset(buf + 15 + blanks, 'z', n - 15 - blanks);
+		hs_stream_init(&st);
+		if (mode)
+			st.conn = HS_CN_SEEN_REQUEST; /* after a request: a desync */
+		hs_scan_begin(&s, &st, 0, (__u32)n, 0);
+		s.opts = mode ? 0 : HS_OPT_UNTRACKED; /* or a connection seen mid-way */
+		do
+			rc = hs_scan_step(&s, fx.trie, buf, buf + n);
+		while (++steps < 10 * n && rc != HS_STEP_DONE);
+		print_message("%s: %lu steps for %zu bytes\n", mode ? "desync" : "mid-connection",
+			      steps, n);
+		assert_true(steps > 2 * (n + 16));
+		assert_true(steps <= HS_STEPS_PER_BYTE * (n + 16));
+		/* The name was rewritten to the end. */
+		assert_memory_equal(buf, "x-hdrstrip: x", 13);
+		assert_int_equal(buf[n - 1], 'x');
+	}
+	free(buf);
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_framing_name_cut_after_blanks),
 		cmocka_unit_test(test_framing_name_after_300_blanks),
 		cmocka_unit_test(test_midconn_first_line_cut),
+		cmocka_unit_test(test_three_walks_one_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
