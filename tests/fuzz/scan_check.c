@@ -677,6 +677,11 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 					  (in_masked_field && carry);
 			continue;
 		}
+		if (in_masked_field && lib_is_cont(src, ln) && dropped_in(b, ln)) {
+			/* The split run checked it and dropped there. */
+			cutoff = ln->start;
+			break;
+		}
 		if (in_masked_field && lib_is_cont(src, ln) &&
 		    lib_filler(b->out, ln->start, ln->end) &&
 		    (!line_changed(a, src, ln) || lib_filler(a->out, ln->start, ln->end))) {
@@ -698,13 +703,17 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		in_masked_field = 0;
 		if (kept_lead_blanks(in, kind, a, b, ln))
 			continue;
+		if (in_desync && lib_is_cont(src, ln) && (dropped_in(a, ln) || dropped_in(b, ln))) {
+			/* One run masked it as a continuation, the other checked
+			 * it on its own and met a drop rule: they part here (what
+			 * the dropping run rewrote ahead of the drop never went
+			 * out whole). */
+			cutoff = ln->start;
+			break;
+		}
 		if (in_desync && lib_is_cont(src, ln) &&
 		    (!line_changed(a, src, ln) || lib_filler(a->out, ln->start, ln->end)) &&
 		    (!line_changed(b, src, ln) || lib_filler(b->out, ln->start, ln->end))) {
-			if (dropped_in(a, ln) || dropped_in(b, ln)) {
-				cutoff = ln->start;
-				break;
-			}
 			if (n_excused < SC_MAX_EXCUSED)
 				g_excused[n_excused++] = *ln;
 			in_desync = 1;
@@ -789,6 +798,11 @@ static void dump(const struct sc_input *in)
 			"%s: phase %d, delivered %zu, stopped %zu, %zu matches, %zu ahead\n  ",
 			run_name[k], r->end_phase, r->delivered, r->stopped, r->n_hits,
 			r->n_premask);
+		for (size_t h = 0; h < r->n_hits; h++)
+			fprintf(stderr, "match at %u: rule %u\n  ", r->hits[h].off,
+				r->hits[h].rule);
+		for (size_t h = 0; h < r->n_premask; h++)
+			fprintf(stderr, "rewritten ahead up to %u\n  ", r->premask[h]);
 		for (size_t i = 0; i < in->len; i++) {
 			fputc(r->out[i] >= 0x20 && r->out[i] < 0x7f ? r->out[i] : '.', stderr);
 			if (r->out[i] == '\n')
