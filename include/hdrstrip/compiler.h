@@ -16,6 +16,18 @@
  * verifier then sees the bounds checks in the context of each caller. */
 #define HS_INLINE static __always_inline
 
+/*
+ * A function the BPF verifier should check once, on its own, rather than
+ * inline at every call site: a global BPF subprogram (its pointer
+ * arguments may be NULL as far as the verifier knows; it checks them). On
+ * the host, an inline function like the rest.
+ */
+#ifdef __bpf__
+#define HS_SUBPROG __attribute__((noinline))
+#else
+#define HS_SUBPROG HS_INLINE
+#endif
+
 #define HS_LIKELY(x) __builtin_expect(!!(x), 1)
 #define HS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

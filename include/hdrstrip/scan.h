@@ -544,6 +544,48 @@ HS_INLINE __u8 hs_framing_step(__u8 fc, __u8 b, __u32 i)
 	return fc;
 }
 
+/* Eight bytes of a string held in words @lo, @hi, from byte @r (< 8). */
+HS_INLINE __u64 hs_str_window(__u64 lo, __u64 hi, __u32 r)
+{
+	r &= 7;
+	return r ? (lo >> (8 * r)) | (hi << (64 - 8 * r)) : lo;
+}
+
+/* Expected bytes (lower case, zero past the end) of framing name @k
+ * (0: content-length, 1: transfer-encoding, 2: upgrade) from index @i. */
+HS_INLINE __u64 hs_framing_word(__u32 k, __u32 i)
+{
+	if (i >= 24)
+		return 0;
+	if (k == 0)
+		return i < 8 ? hs_str_window(0x2d746e65746e6f63ULL, 0x00006874676e656cULL, i)
+			     : 0x00006874676e656cULL >> (8 * (i & 7));
+	if (k == 1) {
+		if (i < 8)
+			return hs_str_window(0x726566736e617274ULL, 0x6e69646f636e652dULL, i);
+		if (i < 16)
+			return hs_str_window(0x6e69646f636e652dULL, 0x67, i);
+		return 0x67ULL >> (8 * (i & 7));
+	}
+	return i < 8 ? 0x0065646172677075ULL >> (8 * i) : 0;
+}
+
+/* hs_framing_step() over the first @n (1..8) bytes of @w, at index @i. A
+ * name byte is never zero once or-ed with 0x20, so the zeros past a name's
+ * end drop the candidate a longer name was. */
+HS_INLINE __u8 hs_framing_step8(__u8 fc, __u64 w, __u32 n, __u32 i)
+{
+	__u64 c = w | (HS_ONES * 0x20), m = hs_byte_mask(n);
+
+	if ((fc & HS_FR_CL) && ((c ^ hs_framing_word(0, i)) & m))
+		fc &= ~HS_FR_CL;
+	if ((fc & HS_FR_TE) && ((c ^ hs_framing_word(1, i)) & m))
+		fc &= ~HS_FR_TE;
+	if ((fc & HS_FR_UPGRADE) && ((c ^ hs_framing_word(2, i)) & m))
+		fc &= ~HS_FR_UPGRADE;
+	return fc;
+}
+
 /* The candidates whose whole name is the @i bytes seen. */
 HS_INLINE __u8 hs_framing_exact(__u8 fc, __u32 i)
 {
@@ -1005,9 +1047,24 @@ HS_INLINE int hs_step_body(struct hs_scan *s, __u32 pos)
 	return HS_STEP_MORE;
 }
 
+/* The eight filler bytes from column @col < HS_FILL_NAME_LEN + 2 of a line
+ * masked with the whole filler name: "x-hdrstrip: " and 'x' after it. */
+HS_INLINE __u64 hs_fill_word(__u32 col)
+{
+	const __u64 a = 0x7274737264682d78ULL; /* "x-hdrstr" */
+	const __u64 b = 0x78787878203a7069ULL; /* "ip: xxxx" */
+	const __u64 x = HS_ONES * 'x';
+	__u32 r = col & 7;
+
+	if (col >= 8)
+		return r ? (b >> (8 * r)) | (x << (64 - 8 * r)) : b;
+	return r ? (a >> (8 * r)) | (b << (64 - 8 * r)) : a;
+}
+
 /*
- * Eight bytes at once where only a line end matters. Returns 1 when it
- * consumed bytes, 0 when the byte at @pos needs the byte-wise path.
+ * Eight bytes at once where only a line end matters (up to four words in a
+ * value). Returns 1 when it consumed bytes, 0 when the byte at @pos needs
+ * the byte-wise path.
  */
 HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
 {
@@ -1043,14 +1100,50 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 		return 1;
 	}
 	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
-		/* Only plain filler ('x') is written a word at a time. */
+		/* Filler up to the line end; the line end stays. */
 		__u64 keep = k == 8 ? 0 : ~0ULL << (8 * k);
-		__u64 nw = (w & keep) | (HS_ONES * 'x' & ~keep);
+		__u64 fill = HS_ONES * 'x', nw;
+		__u32 col = hs_col(s, pos);
 
+		if (!(s->st.flags & HS_SF_FILL_X) && s->st.name_fill == HS_FILL_NAME_LEN &&
+		    col < HS_FILL_NAME_LEN + 2u)
+			fill = hs_fill_word(col);
+		nw = (w & keep) | (fill & ~keep);
 		hs_store64(p, nw);
 		s->csum_acc += hs_csum_word(s, pos, nw) + 5 * 0xffffULL - hs_csum_word(s, pos, w);
 	}
 	s->pos = hs_off(pos + k);
+	return 1;
+}
+
+/*
+ * A run of plain name bytes (no blank, line end or colon) in one step, from
+ * @w, the eight bytes at @pos: the trie walks them a label at a time
+ * (hs_trie_walk8), framing names byte by byte while one is still possible.
+ * The same states as byte by byte; a name that can match nothing any more
+ * is skipped from the run's end rather than from the byte that settled it,
+ * which no later byte of the run could change. Returns 1 when it consumed
+ * bytes. In BPF it is a function of its own (HS_SUBPROG), which the
+ * verifier checks once rather than at every step of the scan loop.
+ */
+HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 pos)
+{
+	__u64 stop = ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, ':') |
+		     hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+	__u32 k = stop ? hs_first_byte(stop) & 7 : 8, used = 0, col;
+	__u8 fc;
+
+	if (!s || !t || k < 2)
+		return 0;
+	col = hs_col(s, pos) - s->st.name_col;
+	fc = s->st.fcand;
+	s->st.tstate = hs_trie_walk8(t, s->st.tstate, w, k, &used);
+	if (fc && used)
+		fc = hs_framing_step8(fc, w, used, col);
+	s->st.fcand = fc;
+	if (s->st.tstate == HS_TRIE_DEAD && !fc && !(s->st.flags & HS_SF_PREMASKED))
+		s->st.phase = HS_PH_SKIP;
+	s->pos = hs_off(pos + used);
 	return 1;
 }
 
@@ -1175,10 +1268,14 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	if (p + 1 > data_end)
 		return hs_end_of_buffer(s, t, pos);
 
+	/* A masked line goes a word at a time past its filler name, or from
+	 * its start when the filler name is whole (hs_fill_word). */
 	if ((phase == HS_PH_SKIP || phase == HS_PH_REQ_TARGET || phase == HS_PH_CHUNK_EXT ||
 	     (phase == HS_PH_MASK &&
 	      ((s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) == HS_SF_FILL_X ||
-	       (!(s->st.flags & HS_SF_FILL_X) && hs_col(s, pos) >= s->st.name_fill + 2u)))) &&
+	       (!(s->st.flags & HS_SF_FILL_X) &&
+		(s->st.name_fill == HS_FILL_NAME_LEN ||
+		 hs_col(s, pos) >= s->st.name_fill + 2u))))) &&
 	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, data_end, pos))
 		return HS_STEP_MORE;
 
@@ -1215,8 +1312,14 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_SKIP:
 		if (hs_is_eol(b)) {
-			if (hs_skip_next_line(s, t, p, data_end, b, pos))
+			if (hs_skip_next_line(s, t, p, data_end, b, pos)) {
+				/* ... and on through that line's value. */
+				pos = s->pos;
+				p = data + pos;
+				if (pos + 8 <= s->end && p + 8 <= data_end)
+					hs_step_word(s, p, data_end, pos);
 				return HS_STEP_MORE;
+			}
 			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else {
@@ -1270,6 +1373,9 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		}
 		return HS_STEP_MORE;
 	case HS_PH_NAME:
+		if (!(s->st.flags & HS_SF_IN_JUNK) && pos + 8 <= s->end && p + 8 <= data_end &&
+		    hs_step_name_run(s, t, hs_load64(p), pos))
+			return HS_STEP_MORE;
 		if (b == ':')
 			return hs_decide(s, t, pos);
 		if (hs_is_eol(b)) {

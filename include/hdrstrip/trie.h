@@ -194,6 +194,66 @@ HS_INLINE __u64 hs_fold8(__u64 w, int fold_underscore)
 	return w;
 }
 
+/* Bytes 0..@n-1 of a word (0 < n <= 8). */
+HS_INLINE __u64 hs_byte_mask(__u32 n)
+{
+	return n >= 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+}
+
+/* Label bytes and child picks hs_trie_walk8() takes per call, at most. */
+#define HS_TRIE_WALK_HOPS 3
+
+/*
+ * Advance state @s by the first @k (1..8) bytes of @w (little-endian), none
+ * of them special to the scanner, as hs_trie_step() byte by byte would: a
+ * label's bytes are compared in one go (hs_fold8 folds as canon[] does).
+ * Sets *@used to the bytes taken: all @k once the state is final or dead
+ * (the rest cannot change it), else fewer when the hops run out.
+ */
+HS_INLINE __u32 hs_trie_walk8(const struct hs_trie *t, __u32 s, __u64 w, __u32 k, __u32 *used)
+{
+	__u64 fw = hs_fold8(w, t->flags & HS_TRIE_F_FOLD_UNDERSCORE);
+	__u32 i = 0, hop;
+
+	for (hop = 0; hop < HS_TRIE_WALK_HOPS && i < k; hop++) {
+		const struct hs_node *n;
+		__u32 idx = s & 0xffff, pos = (s >> 16) & 0xff, m;
+		__u64 bit;
+
+		if (s & HS_TRIE_STICKY)
+			break;
+		if (idx >= HS_MAX_NODES) {
+			s = HS_TRIE_DEAD;
+			break;
+		}
+		n = &t->nodes[idx];
+		if (pos < n->label_len) {
+			m = n->label_len - pos;
+			if (m > k - i)
+				m = k - i;
+			if (((fw >> (8 * (i & 7))) ^
+			     hs_load64(&t->labels[(n->label_off + pos) & HS_LABEL_MASK])) &
+			    hs_byte_mask(m)) {
+				s = hs_trie_fail(n->pfx_in);
+				break;
+			}
+			s += m << 16;
+			i += m;
+			continue;
+		}
+		bit = 1ULL << (t->sym[hs_index_byte((__u8)(w >> (8 * (i & 7))))] &
+			       (HS_MAX_SYMS - 1));
+		if (!(n->mask & bit)) {
+			s = hs_trie_fail(n->pfx_out);
+			break;
+		}
+		s = n->first_child + hs_popcount64(n->mask & (bit - 1));
+		i++;
+	}
+	*used = (s & HS_TRIE_STICKY) ? k : i;
+	return s;
+}
+
 /* Top bit of every byte of @x that is not zero (exact). */
 HS_INLINE __u64 hs_nonzero8(__u64 x)
 {
