@@ -288,6 +288,27 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 		break;
 	}
 
+	/* hs_trie_walk8 (the scanner's runs of name bytes) from every offset,
+	 * over every run length it takes, with other bytes after the run: the
+	 * states of stepping byte by byte; fewer bytes only while not final. */
+	for (k = 0; k < len; k++) {
+		for (size_t n = 1; n <= 8 && k + n <= len; n++) {
+			__u8 win[8];
+			__u32 used = 0, s;
+			__u64 w;
+
+			memset(win, 0xa5, sizeof(win));
+			memcpy(win, q + k, k + 8 <= len ? 8 : len - k);
+			memcpy(&w, win, sizeof(w));
+			s = hs_trie_walk8(t, states[k], w, (__u32)n, &used);
+			if (used < 1 || used > n || s != states[k + used] ||
+			    (used < n && hs_trie_final(s)))
+				fail_msg("%s: %s: hs_trie_walk8 of %zu bytes from %zu took %u to state %#x; stepping gives %#x there",
+					 ctx, show_query(q, len), n, k, used, s,
+					 states[k + (used <= n ? used : 0)]);
+		}
+	}
+
 	/* A name split across segments: save the state after k bytes, resume
 	 * on the copy of the block. */
 	for (k = 0; k <= len; k++) {
