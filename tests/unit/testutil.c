@@ -303,9 +303,10 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 			s = hs_trie_walk8(t, states[k], w, (__u32)n, &used);
 			if (used < 1 || used > n || s != states[k + used] ||
 			    (used < n && hs_trie_final(s)))
-				fail_msg("%s: %s: hs_trie_walk8 of %zu bytes from %zu took %u to state %#x; stepping gives %#x there",
-					 ctx, show_query(q, len), n, k, used, s,
-					 states[k + (used <= n ? used : 0)]);
+				fail_msg(
+					"%s: %s: hs_trie_walk8 of %zu bytes from %zu took %u to state %#x; stepping gives %#x there",
+					ctx, show_query(q, len), n, k, used, s,
+					states[k + (used <= n ? used : 0)]);
 		}
 	}
 
