@@ -698,6 +698,21 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		s->line_start = hs_off(pos);
 		if (!hs_is_tchar_byte(b))
 			goto not_http;
+		if ((b == 'G' || b == 'P') && pos + 8 <= s->end && p + 8 <= data_end) {
+			/* "GET /" or "POST /" in one step, on to the target. */
+			__u64 w = hs_load64(p);
+			__u32 n = (w & 0xffffffffffULL) == 0x2f20544547ULL	 ? 4
+				  : (w & 0xffffffffffffULL) == 0x2f2054534f50ULL ? 5
+										 : 0;
+
+			if (n) {
+				s->st.req = 0;
+				s->mask_start = hs_off(pos);
+				s->st.phase = HS_PH_REQ_TARGET;
+				s->pos = hs_off(pos + n);
+				return HS_STEP_MORE;
+			}
+		}
 		s->st.phase = HS_PH_REQ_METHOD;
 		s->st.req = b == 'C' ? HS_RQ_CONNECT_CAND : 0;
 		s->mask_start = hs_off(pos);
@@ -1061,9 +1076,16 @@ HS_INLINE __u64 hs_fill_word(__u32 col)
 	return r ? (a >> (8 * r)) | (b << (64 - 8 * r)) : a;
 }
 
+/* A request target ends at anything below '!' (blanks, CR, LF) or at
+ * 0x85/0xa0 (blanks to Python). */
+HS_INLINE __u64 hs_target_stop(__u64 w)
+{
+	return ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+}
+
 /*
  * Eight bytes at once where only a line end matters (up to four words in a
- * value). Returns 1 when it consumed bytes, 0 when the byte at @pos needs
+ * value or a request target). Returns 1 when it consumed bytes, 0 when the byte at @pos needs
  * the byte-wise path.
  */
 HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
@@ -1071,25 +1093,22 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
 
-	if (s->st.phase == HS_PH_REQ_TARGET) {
-		/* Stop at anything below '!' (blanks, CR, LF) or 0x85/0xa0. */
-		stop = ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, 0x85) |
-		       hs_bytes_eq(w, 0xa0);
-	} else {
-		stop = hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
-	}
+	int target = s->st.phase == HS_PH_REQ_TARGET;
+
+	stop = target ? hs_target_stop(w) : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
 	k = stop ? hs_first_byte(stop) : 8;
 	if (!k)
 		return 0;
-	if (k == 8 && s->st.phase == HS_PH_SKIP) {
-		/* A long value: a few more words in this step. */
+	if (k == 8 && (s->st.phase == HS_PH_SKIP || target)) {
+		/* A long value or target: a few more words in this step. */
 		int i;
 
 		for (i = 0; i < 3; i++) {
 			if (pos + k + 8 > s->end || p + k + 8 > data_end)
 				break;
 			w = hs_load64(p + k);
-			stop = hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+			stop = target ? hs_target_stop(w)
+				      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
 			if (stop) {
 				k += hs_first_byte(stop);
 				break;
@@ -1151,9 +1170,10 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
  * The fast lane for kept lines: at the line end of a kept field, when the
  * next line's first few bytes already settle it as another kept field (no
  * listed name and no framing name starts so), go straight to skipping that
- * line. It is what hs_end_line(), hs_step_line_start() and the NAME steps
- * would do, in one step instead of four or more. Not in remove mode, which
- * marks each line's start.
+ * line; when they are plain name bytes that may still match, go on in NAME
+ * after them. It is what hs_end_line(), hs_step_line_start() and the NAME
+ * steps would do, in one step instead of four or more. Not in remove mode,
+ * which marks each line's start.
  */
 HS_INLINE int hs_name_byte_plain(__u8 b)
 {
@@ -1192,11 +1212,20 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		if (ts == HS_TRIE_DEAD && !fc)
 			break;
 	}
-	if (i == HS_FAST_NAME_BYTES)
-		return 0;
 	s->seen++;
 	s->st.flags = HS_SF_PREV_LF;
 	s->st.req &= ~HS_RQ_PREV_FRAMING;
+	if (i == HS_FAST_NAME_BYTES) {
+		/* Still a possible match: on in NAME after those bytes, where
+		 * the line's first steps would have left it. */
+		s->mask_start = hs_off(pos + eol);
+		s->st.name_col = 0;
+		s->st.fcand = fc;
+		s->st.tstate = ts;
+		s->st.phase = HS_PH_NAME;
+		s->pos = hs_off(pos + eol + HS_FAST_NAME_BYTES);
+		return 1;
+	}
 	s->pos = hs_off(pos + eol + i + 1);
 	return 1;
 }
@@ -1273,9 +1302,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	if ((phase == HS_PH_SKIP || phase == HS_PH_REQ_TARGET || phase == HS_PH_CHUNK_EXT ||
 	     (phase == HS_PH_MASK &&
 	      ((s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) == HS_SF_FILL_X ||
-	       (!(s->st.flags & HS_SF_FILL_X) &&
-		(s->st.name_fill == HS_FILL_NAME_LEN ||
-		 hs_col(s, pos) >= s->st.name_fill + 2u))))) &&
+	       (!(s->st.flags & HS_SF_FILL_X) && (s->st.name_fill == HS_FILL_NAME_LEN ||
+						  hs_col(s, pos) >= s->st.name_fill + 2u))))) &&
 	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, data_end, pos))
 		return HS_STEP_MORE;
 
@@ -1313,11 +1341,15 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	case HS_PH_SKIP:
 		if (hs_is_eol(b)) {
 			if (hs_skip_next_line(s, t, p, data_end, b, pos)) {
-				/* ... and on through that line's value. */
+				/* ... and on through that line's value or name. */
 				pos = s->pos;
 				p = data + pos;
-				if (pos + 8 <= s->end && p + 8 <= data_end)
+				if (pos + 8 > s->end || p + 8 > data_end)
+					return HS_STEP_MORE;
+				if (s->st.phase == HS_PH_SKIP)
 					hs_step_word(s, p, data_end, pos);
+				else
+					hs_step_name_run(s, t, hs_load64(p), pos);
 				return HS_STEP_MORE;
 			}
 			s->st.flags &= ~HS_SF_PREV_MASKED;
