@@ -1090,13 +1090,12 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
  */
 HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
 {
+	int target = s->st.phase == HS_PH_REQ_TARGET;
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
 
-	int target = s->st.phase == HS_PH_REQ_TARGET;
-
 	stop = target ? hs_target_stop(w) : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
-	k = stop ? hs_first_byte(stop) : 8;
+	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
 	if (!k)
 		return 0;
 	if (k == 8 && (s->st.phase == HS_PH_SKIP || target)) {
@@ -1119,17 +1118,42 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 		return 1;
 	}
 	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
-		/* Filler up to the line end; the line end stays. */
-		__u64 keep = k == 8 ? 0 : ~0ULL << (8 * k);
-		__u64 fill = HS_ONES * 'x', nw;
-		__u32 col = hs_col(s, pos);
+		/* Filler up to the line end (the line end stays), up to four
+		 * words. */
+		__u32 j, c = k, off = 0, col;
+		__u64 keep, fill, nw;
 
-		if (!(s->st.flags & HS_SF_FILL_X) && s->st.name_fill == HS_FILL_NAME_LEN &&
-		    col < HS_FILL_NAME_LEN + 2u)
-			fill = hs_fill_word(col);
-		nw = (w & keep) | (fill & ~keep);
-		hs_store64(p, nw);
-		s->csum_acc += hs_csum_word(s, pos, nw) + 5 * 0xffffULL - hs_csum_word(s, pos, w);
+#ifdef __clang__
+#pragma unroll
+#endif
+		for (j = 0; j < 4; j++) {
+			if (j) {
+				if (pos + off + 8 > s->end || p + off + 8 > data_end)
+					break;
+				w = hs_load64(p + off);
+				stop = hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+				/* & 7: the verifier must see the next offset
+				 * stay below 64 KiB. */
+				c = stop ? hs_first_byte(stop) & 7 : 8;
+				if (!c)
+					break;
+			}
+			keep = c == 8 ? 0 : ~0ULL << (8 * c);
+			fill = HS_ONES * 'x';
+			col = hs_col(s, pos + off);
+			if (!(s->st.flags & HS_SF_FILL_X) && s->st.name_fill == HS_FILL_NAME_LEN &&
+			    col < HS_FILL_NAME_LEN + 2u)
+				fill = hs_fill_word(col);
+			nw = (w & keep) | (fill & ~keep);
+			hs_store64(p + off, nw);
+			s->csum_acc += hs_csum_word(s, pos + off, nw) + 5 * 0xffffULL -
+				       hs_csum_word(s, pos + off, w);
+			off += c;
+			if (c < 8)
+				break;
+		}
+		s->pos = hs_off(pos + off);
+		return 1;
 	}
 	s->pos = hs_off(pos + k);
 	return 1;
