@@ -131,7 +131,8 @@ enum hs_step {
 /*
  * Offsets into a buffer stay below HS_MAX_BUF: the verifier only proves
  * packet accesses whose offset plus size stays within 64 KiB (MAX_PACKET_OFF),
- * and an 8-byte load at the last offset must fit too.
+ * and a step's last 8-byte load (HS_SKIP_WORDS words from its offset) must
+ * fit too.
  */
 #define HS_MAX_BUF 0xffc0
 
@@ -1076,6 +1077,11 @@ HS_INLINE __u64 hs_fill_word(__u32 col)
 	return r ? (a >> (8 * r)) | (b << (64 - 8 * r)) : a;
 }
 
+/* Words a step may take in a value or a request target (the last one's
+ * end stays within 64 KiB of HS_MAX_BUF, for the verifier). */
+#define HS_SKIP_WORDS 6
+_Static_assert(HS_MAX_BUF + 8 * HS_SKIP_WORDS + 8 <= 0x10000, "a step's words fit in 64 KiB");
+
 /* A request target ends at anything below '!' (blanks, CR, LF) or at
  * 0x85/0xa0 (blanks to Python). */
 HS_INLINE __u64 hs_target_stop(__u64 w)
@@ -1102,7 +1108,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 		/* A long value or target: a few more words in this step. */
 		int i;
 
-		for (i = 0; i < 3; i++) {
+		for (i = 0; i < HS_SKIP_WORDS - 1; i++) {
 			if (pos + k + 8 > s->end || p + k + 8 > data_end)
 				break;
 			w = hs_load64(p + k);
