@@ -4,9 +4,10 @@
 #   make bench-lookup-callgrind  instructions per lookup, counted by callgrind
 #   make bench-seed              per request: the seed's approach and its successors, in C
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
+#   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
 #   make bench-scaling           cost against header-block and list size, plotted (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-scaling bench-e2e
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-e2e
 
 BENCH_OUT := $(OUTPUT)/bench
 BENCH_LOOKUP := $(BENCH_OUT)/bench_lookup
@@ -73,6 +74,16 @@ BENCH_DP_ARGS = --obj $(BPF_OBJ) --empty $(BENCH_OUT)/empty.bpf.o \
 bench-dataplane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
 	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what dataplane,memory $(BENCH_ARGS) || \
 		[ $$? -eq 77 ]
+
+# Two builds of the datapath side by side: AB_OLD (a git revision, built in
+# a temporary worktree) against the working tree's object.
+AB_OLD ?= HEAD
+bench-dataplane-ab: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS)
+	$(Q)wt=$$(mktemp -d); trap 'git worktree remove --force '"$$wt"' >/dev/null 2>&1; rm -rf '"$$wt" EXIT; \
+	git worktree add --detach "$$wt" $(AB_OLD) >/dev/null && \
+	$(MAKE) --no-print-directory -C "$$wt" build/bpf/hdrstrip.bpf.o >/dev/null && \
+	{ bench/ab-dataplane.sh $(BENCH_DATAPLANE) "$$wt/build/bpf/hdrstrip.bpf.o" $(BPF_OBJ) \
+		$(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o $(CORPUS) || [ $$? -eq 77 ]; }
 
 # The figures go to bench/results/ (committed with BENCHMARKS.md).
 BENCH_RESULTS := bench/results
