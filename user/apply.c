@@ -83,6 +83,7 @@ int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
 	       const struct apply_opts *o)
 {
 	unsigned char fresh[HS_MAX_HIT_SLOTS];
+	__u32 reset[HS_MAX_HIT_SLOTS], n_reset = 0;
 	struct hs_trie *old = NULL;
 	struct hs_config cfg;
 	__u32 idle;
@@ -106,8 +107,11 @@ int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
 	if (r)
 		return r;
 	for (__u32 s = 0; s < HS_MAX_HIT_SLOTS; s++)
-		if (fresh[s] && (r = hits_reset(m, s)))
-			return r;
+		if (fresh[s])
+			reset[n_reset++] = s;
+	r = hits_reset(m, reset, n_reset);
+	if (r)
+		return r;
 
 	idle = o->first ? 0 : !(cfg.active_slot & 1);
 	now = now_ns(CLOCK_MONOTONIC);
