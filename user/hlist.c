@@ -33,9 +33,11 @@ int hs_is_name_byte(unsigned char c)
 
 int hs_is_tchar(unsigned char c)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-		return 1;
-	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+	/* RFC 9110: ALPHA / DIGIT / "!#$%&'*+-.^_`|~", as a bitmap of the
+	 * bytes below 0x80 (every byte of every name asks). */
+	static const __u64 tchar[2] = { 0x03ff6cfa00000000ULL, 0x57ffffffc7fffffeULL };
+
+	return c < 0x80 && (tchar[c >> 6] >> (c & 63) & 1);
 }
 
 unsigned char hs_fold_byte(unsigned char c, int fold_underscore)
@@ -250,23 +252,27 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	return 0;
 }
 
-static int cmp_folded(const void *a, const void *b)
+__u32 hs_name_hash(const char *name, size_t len, int prefix)
 {
-	const struct hs_name *x = *(const struct hs_name *const *)a;
-	const struct hs_name *y = *(const struct hs_name *const *)b;
-	int r = strcmp(x->name, y->name);
+	__u32 h = 2166136261u ^ (__u32)prefix; /* FNV-1a */
 
-	if (r)
-		return r;
-	if (x->prefix != y->prefix)
-		return x->prefix - y->prefix;
-	return x->line < y->line ? -1 : x->line > y->line;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h ^ (h >> 15);
 }
 
-/* Fold every name and report the first duplicate by line order. */
+/* Names seen so far, by folded name and prefix flag: index + 1 into the
+ * list (0: empty), at most half full. */
+#define SEEN_TABLE (2 * HS_MAX_NAMES)
+
+_Static_assert((SEEN_TABLE & (SEEN_TABLE - 1)) == 0, "the table size is a power of two");
+_Static_assert(HS_MAX_NAMES < 0x10000, "table entries fit 16 bits");
+
+/* Fold every name and report the first duplicate by line order: the first
+ * name whose equal came before it (names are in line order). */
 static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *err)
 {
-	struct hs_name **sorted;
+	__u16 seen[SEEN_TABLE] = { 0 };
 	struct hs_name *dup = NULL, *first = NULL;
 	size_t i;
 
@@ -298,31 +304,25 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 		}
 		nm->name[nm->len] = 0;
 	}
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	sorted = calloc(l->n, sizeof(*sorted));
-	if (!sorted) {
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
-		err->bad_input = 0;
-		return -ENOMEM;
-	}
-	for (i = 0; i < l->n; i++)
-		sorted[i] = &l->names[i];
-	/* Equal names sort by line: report the pair whose second line comes first. */
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	qsort(sorted, l->n, sizeof(*sorted), cmp_folded);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(sorted[i - 1]->name, sorted[i]->name) ||
-		    sorted[i - 1]->prefix != sorted[i]->prefix)
-			continue;
-		if (i >= 2 && !strcmp(sorted[i - 2]->name, sorted[i]->name) &&
-		    sorted[i - 2]->prefix == sorted[i]->prefix)
-			continue;
-		if (!dup || sorted[i]->line < dup->line) {
-			dup = sorted[i];
-			first = sorted[i - 1];
+	for (i = 0; i < l->n && !dup; i++) {
+		struct hs_name *nm = &l->names[i];
+
+		for (__u32 h = hs_name_hash(nm->name, nm->len, nm->prefix);; h++) {
+			__u16 *e = &seen[h & (SEEN_TABLE - 1)];
+			struct hs_name *o = *e ? &l->names[*e - 1] : NULL;
+
+			if (!o) {
+				*e = i + 1;
+				break;
+			}
+			if (o->len == nm->len && o->prefix == nm->prefix &&
+			    !memcmp(o->name, nm->name, nm->len)) {
+				dup = nm;
+				first = o;
+				break;
+			}
 		}
 	}
-	free(sorted);
 	if (!dup)
 		return 0;
 	if (!strcmp(dup->orig, first->orig))

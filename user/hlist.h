@@ -52,6 +52,10 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 
 void hs_list_free(struct hs_list *l);
 
+/* A hash of a folded name and its kind (exact or prefix rule), for tables
+ * of names. */
+__u32 hs_name_hash(const char *name, size_t len, int prefix);
+
 /* Fold one name byte as the trie does: 0 if @c is not a token character. */
 unsigned char hs_fold_byte(unsigned char c, int fold_underscore);
 int hs_is_tchar(unsigned char c);

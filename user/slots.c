@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hlist.h"
 #include "slots.h"
 
 /* A depth-first walk hands every rule's name, as the path from the root,
@@ -105,20 +106,11 @@ struct old_names {
 	__u16 match[HS_MAX_NAMES]; /* new rule -> old rule + 1, 0: a new name */
 };
 
-static __u32 name_hash(const char *s, __u32 len, int prefix)
-{
-	__u32 h = 2166136261u ^ (__u32)prefix; /* FNV-1a */
-
-	for (__u32 i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h ^ (h >> 15);
-}
-
 /* The table entry for a name: the slot that holds it, or the empty one
  * where it would go. */
 static __u16 *old_find(struct old_names *o, const char *s, __u32 len, int prefix)
 {
-	__u32 i = name_hash(s, len, prefix);
+	__u32 i = hs_name_hash(s, len, prefix);
 
 	for (;; i++) {
 		__u16 *e = &o->table[i & (SLOT_TABLE - 1)];
