@@ -11,6 +11,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "hlist.h"
 #include "slots.h"
 
 /*
@@ -97,6 +98,7 @@ int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
 		old = malloc(sizeof(*old));
 		if (!old)
 			return -ENOMEM;
+		hs_prefault(old, sizeof(*old)); /* the kernel writes it whole */
 		if (trie_read_slot(m, cfg.active_slot & 1, old)) {
 			free(old);
 			old = NULL;

@@ -51,6 +51,7 @@ int load_trie(const char *path, const struct hs_list_opts *lo, struct hs_list *l
 		hs_list_free(l);
 		return EXIT_FAIL;
 	}
+	hs_prefault(*t, sizeof(**t)); /* hs_compile() writes it whole */
 	r = hs_compile(l, *t, st, &err);
 	if (r) {
 		pr_err("%s: %s", path, err.msg);

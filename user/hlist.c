@@ -6,9 +6,12 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "hlist.h"
 
@@ -49,6 +52,16 @@ unsigned char hs_fold_byte(unsigned char c, int fold_underscore)
 	if (c == '_' && fold_underscore)
 		return '-';
 	return c;
+}
+
+void hs_prefault(void *p, size_t len)
+{
+	uintptr_t pg = sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(pg - 1),
+		  e = ((uintptr_t)p + len + pg - 1) & ~(pg - 1);
+
+	/* A hint: on failure (before Linux 5.14) the pages fault in one by one. */
+	if (len)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
 }
 
 void hs_list_opts_default(struct hs_list_opts *o)
@@ -341,15 +354,24 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
 	struct hs_list l = { 0 };
 	int fold = 1, r;
-	size_t pos = 0;
+	size_t pos = 0, cap = 0;
 
 	err->msg[0] = 0;
 	err->bad_input = 0;
-	l.names = calloc(HS_MAX_NAMES, sizeof(*l.names));
+	/* Room for a name on every line, up to the limit. */
+	for (const char *p = text, *e = text + len; p < e && cap < HS_MAX_NAMES; cap++) {
+		const char *nl = memchr(p, '\n', e - p);
+
+		p = nl ? nl + 1 : e;
+	}
+	if (!cap)
+		cap = 1;
+	l.names = calloc(cap, sizeof(*l.names));
 	if (!l.names) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		return -ENOMEM;
 	}
+	hs_prefault(l.names, cap * sizeof(*l.names));
 	while (pos < len) {
 		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t llen = nl ? (size_t)(nl - s) : len - pos;
@@ -382,7 +404,7 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 				goto out;
 			continue;
 		}
-		if (l.n == HS_MAX_NAMES) {
+		if (l.n == cap) {
 			r = fail(err, "%s:%u: more than %d header names (the limit)", path,
 				 c.lineno, HS_MAX_NAMES);
 			goto out;

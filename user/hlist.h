@@ -52,6 +52,11 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 
 void hs_list_free(struct hs_list *l);
 
+/* Fault in the pages of [@p, @p + @len) in one system call, before they
+ * are written: page faults one by one cost far more on some virtual
+ * machines (~12 us each, against < 1 us a page here). */
+void hs_prefault(void *p, size_t len);
+
 /* A hash of a folded name and its kind (exact or prefix rule), for tables
  * of names. */
 __u32 hs_name_hash(const char *name, size_t len, int prefix);
