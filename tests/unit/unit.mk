@@ -45,7 +45,7 @@ $(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTP
 
 $(CLI_SAN): $(CLI_SAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) $^ $(CLI_LIBS) -o $@
 
 test-unit: $(UNIT_BINS) $(FUZZ_REGRESS_BIN) $(CLI_SAN)
 	$(Q)failed=; \
