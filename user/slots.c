@@ -87,8 +87,8 @@ int hs_trie_names(const struct hs_trie *t, hs_rule_name *names)
 }
 
 /*
- * The old list's names, by name: a hash table of rule + 1 (0: empty), at
- * most half full, over a copy of each name. A name is its folded bytes and
+ * A list's names, by name: a hash table of rule + 1 (0: empty), at most
+ * half full, over a copy of each name. A name is its folded bytes and
  * whether it is a prefix rule.
  */
 #define SLOT_TABLE (2 * HS_MAX_NAMES)
@@ -96,36 +96,33 @@ int hs_trie_names(const struct hs_trie *t, hs_rule_name *names)
 _Static_assert((SLOT_TABLE & (SLOT_TABLE - 1)) == 0, "the table size is a power of two");
 _Static_assert(HS_MAX_NAMES < 0x10000 && HS_MAX_NAME_LEN < 0x100, "table entries and lengths");
 
-struct old_names {
+struct hs_slots {
 	char *bytes; /* the names, one after the other */
 	__u32 used, size;
 	__u32 off[HS_MAX_NAMES];
+	__u16 slot[HS_MAX_NAMES]; /* the rule's hit_slot */
 	__u8 len[HS_MAX_NAMES];
 	__u8 prefix[HS_MAX_NAMES];
 	__u16 table[SLOT_TABLE];
-	__u16 match[HS_MAX_NAMES]; /* new rule -> old rule + 1, 0: a new name */
 };
 
-/* The table entry for a name: the slot that holds it, or the empty one
+/* The table entry for a name: the one that holds it, or the empty one
  * where it would go. */
-static __u16 *old_find(struct old_names *o, const char *s, __u32 len, int prefix)
+static __u32 find(const struct hs_slots *o, const char *s, __u32 len, int prefix)
 {
-	__u32 i = hs_name_hash(s, len, prefix);
+	for (__u32 i = hs_name_hash(s, len, prefix);; i++) {
+		__u32 e = i & (SLOT_TABLE - 1), r = o->table[e] - 1u;
 
-	for (;; i++) {
-		__u16 *e = &o->table[i & (SLOT_TABLE - 1)];
-		__u32 r = *e - 1u;
-
-		if (!*e || (o->len[r] == len && o->prefix[r] == prefix &&
-			    !memcmp(&o->bytes[o->off[r]], s, len)))
+		if (!o->table[e] || (o->len[r] == len && o->prefix[r] == prefix &&
+				     !memcmp(&o->bytes[o->off[r]], s, len)))
 			return e;
 	}
 }
 
 static void emit_old(struct walk *w, __u32 rule, __u32 len, int prefix)
 {
-	struct old_names *o = w->ctx;
-	__u16 *e;
+	struct hs_slots *o = w->ctx;
+	__u32 e;
 
 	/* Only a damaged trie names more than n_rules rules (and fails the walk). */
 	if (len > o->size - o->used)
@@ -135,65 +132,83 @@ static void emit_old(struct walk *w, __u32 rule, __u32 len, int prefix)
 	o->used += len;
 	o->len[rule] = len;
 	o->prefix[rule] = prefix;
-	e = old_find(o, w->path, len, prefix);
-	if (!*e)
-		*e = rule + 1;
+	o->slot[rule] = w->t->rules[rule].hit_slot;
+	e = find(o, w->path, len, prefix);
+	if (!o->table[e])
+		o->table[e] = rule + 1;
 }
+
+int hs_slots_read(const struct hs_trie *old, struct hs_slots **out)
+{
+	struct hs_slots *o;
+	struct walk w = { .t = old, .emit = emit_old };
+
+	*out = NULL;
+	if (old->n_rules > HS_MAX_NAMES || !old->n_rules)
+		return 0;
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	memset(o->table, 0, sizeof(o->table));
+	o->used = 0;
+	/* Sized by the list; only its names' bytes are written. */
+	o->size = old->n_rules * HS_MAX_NAME_LEN;
+	o->bytes = malloc(o->size);
+	if (!o->bytes) {
+		free(o);
+		return -ENOMEM;
+	}
+	w.ctx = o;
+	if (walk(&w)) {
+		hs_slots_free(o);
+		return 0;
+	}
+	*out = o;
+	return 0;
+}
+
+void hs_slots_free(struct hs_slots *s)
+{
+	if (s)
+		free(s->bytes);
+	free(s);
+}
+
+/* The new list's walk: which old rule, + 1, has each new rule's name. */
+struct matches {
+	const struct hs_slots *old;
+	__u16 rule[HS_MAX_NAMES];
+};
 
 static void emit_new(struct walk *w, __u32 rule, __u32 len, int prefix)
 {
-	struct old_names *o = w->ctx;
+	struct matches *mt = w->ctx;
 
-	o->match[rule] = *old_find(o, w->path, len, prefix);
+	mt->rule[rule] = mt->old ? mt->old->table[find(mt->old, w->path, len, prefix)] : 0;
 }
 
-int hs_assign_slots(const struct hs_trie *old, struct hs_trie *nt,
+int hs_assign_slots(const struct hs_slots *old, struct hs_trie *nt,
 		    unsigned char fresh[HS_MAX_HIT_SLOTS])
 {
 	unsigned char used[HS_MAX_HIT_SLOTS] = { 0 };
-	struct old_names *o = NULL;
-	int r = -ENOMEM;
+	struct matches mt = { .old = old };
+	struct walk w = { .t = nt, .emit = emit_new, .ctx = &mt };
 	__u32 next = 0;
+	int r;
 
 	memset(fresh, 0, HS_MAX_HIT_SLOTS);
-	o = malloc(sizeof(*o));
-	if (!o)
-		goto out;
-	memset(o->table, 0, sizeof(o->table));
-	memset(o->match, 0, sizeof(o->match));
-	o->bytes = NULL;
-	o->used = o->size = 0;
-	if (old && (old->n_rules > HS_MAX_NAMES || !old->n_rules))
-		old = NULL; /* unreadable: start the counters afresh */
-	if (old) {
-		struct walk w = { .t = old, .emit = emit_old, .ctx = o };
-
-		/* Sized by the old list; only its names' bytes are written. */
-		o->size = old->n_rules * HS_MAX_NAME_LEN;
-		o->bytes = malloc(o->size);
-		if (!o->bytes)
-			goto out;
-		if (walk(&w)) {
-			old = NULL;
-			memset(o->table, 0, sizeof(o->table));
-		}
-	}
-	{
-		struct walk w = { .t = nt, .emit = emit_new, .ctx = o };
-
-		r = walk(&w);
-		if (r)
-			goto out;
-	}
+	r = walk(&w);
+	if (r)
+		return r;
 	for (__u32 i = 0; i < nt->n_rules; i++)
 		nt->rules[i].hit_slot = HS_MAX_HIT_SLOTS;
 	/* Names kept from the old list keep their slots. */
-	for (__u32 i = 0; old && i < nt->n_rules; i++) {
+	for (__u32 i = 0; i < nt->n_rules; i++) {
 		__u16 s;
 
-		if (!o->match[i])
+		if (!mt.rule[i])
 			continue;
-		s = old->rules[o->match[i] - 1].hit_slot;
+		s = old->slot[mt.rule[i] - 1];
 		if (s < HS_MAX_HIT_SLOTS && !used[s]) {
 			nt->rules[i].hit_slot = s;
 			used[s] = 1;
@@ -205,18 +220,11 @@ int hs_assign_slots(const struct hs_trie *old, struct hs_trie *nt,
 			continue;
 		while (next < HS_MAX_HIT_SLOTS && used[next])
 			next++;
-		if (next == HS_MAX_HIT_SLOTS) {
-			r = -ENOSPC;
-			goto out;
-		}
+		if (next == HS_MAX_HIT_SLOTS)
+			return -ENOSPC;
 		nt->rules[i].hit_slot = next;
 		used[next] = 1;
 		fresh[next] = 1;
 	}
-	r = 0;
-out:
-	if (o)
-		free(o->bytes);
-	free(o);
-	return r;
+	return 0;
 }

@@ -3,7 +3,8 @@
  * Per-header counter slots across list updates (user/slots.c), against a
  * naive reference written from the contract in slots.h: a chain of random
  * lists (names that nest, prefix rules, bytes that sort before '*'), each
- * compiled and given slots from the one before, as 'hdrstrip update' does.
+ * compiled and given slots from the one before, as 'hdrstrip update' does
+ * (the old list read with hs_slots_read(), the new one compiled over it).
  *  - hs_trie_names() reads back every rule's folded name ('*' appended for
  *    a prefix rule), checked against the list the trie came from;
  *  - hs_assign_slots(): a name kept from the old list keeps its slot; the
@@ -153,15 +154,14 @@ static void test_update_chain(void **state)
 	static hs_rule_name want[HS_MAX_NAMES], got[HS_MAX_NAMES], old_names[HS_MAX_NAMES];
 	unsigned char fresh[HS_MAX_HIT_SLOTS], ref_fresh[HS_MAX_HIT_SLOTS];
 	__u16 old_slots[HS_MAX_NAMES], ref_slots[HS_MAX_NAMES];
-	struct hs_trie *old = calloc(1, sizeof(*old)), *nt = calloc(1, sizeof(*nt));
+	struct hs_trie *t = calloc(1, sizeof(*t));
 	struct hs_list l = { 0 };
 	__u64 seed = test_seed("slots");
 	struct rng r = { seed };
 	__u32 n_old = 0;
 
 	(void)state;
-	assert_non_null(old);
-	assert_non_null(nt);
+	assert_non_null(t);
 	pool_fill(&p, &r);
 	for (int u = 0; u < UPDATES; u++) {
 		/* Small lists, full ones, and everything between. */
@@ -169,11 +169,16 @@ static void test_update_chain(void **state)
 			: u % 4 == 1 ? 1 + (int)rng_below(&r, 8)
 				     : 1 + (int)rng_below(&r, HS_MAX_NAMES);
 		char *text = list_text(&p, &r, n);
+		struct hs_slots *old = NULL;
 
-		compile_text(text, &l, nt);
+		/* The previous list's names come out of the block the next
+		 * one is compiled into. */
+		if (u)
+			assert_int_equal(hs_slots_read(t, &old), 0);
+		compile_text(text, &l, t);
 		free(text);
 		list_names(&l, want);
-		assert_int_equal(hs_trie_names(nt, got), 0);
+		assert_int_equal(hs_trie_names(t, got), 0);
 		for (int i = 0; i < n; i++)
 			if (strcmp(got[i], want[i]))
 				fail_msg(
@@ -181,61 +186,65 @@ static void test_update_chain(void **state)
 					(unsigned long long)seed, u, i, got[i], want[i]);
 
 		ref_assign(old_names, old_slots, n_old, want, n, ref_slots, ref_fresh);
-		assert_int_equal(hs_assign_slots(u ? old : NULL, nt, fresh), 0);
+		assert_int_equal(hs_assign_slots(old, t, fresh), 0);
+		hs_slots_free(old);
 		for (int i = 0; i < n; i++)
-			if (nt->rules[i].hit_slot != ref_slots[i])
+			if (t->rules[i].hit_slot != ref_slots[i])
 				fail_msg(
 					"seed %llu update %d: rule %d (\"%s\") has slot %u, expected %u",
 					(unsigned long long)seed, u, i, want[i],
-					nt->rules[i].hit_slot, ref_slots[i]);
+					t->rules[i].hit_slot, ref_slots[i]);
 		assert_memory_equal(fresh, ref_fresh, HS_MAX_HIT_SLOTS);
 
-		memcpy(old, nt, sizeof(*nt));
 		memcpy(old_names, want, sizeof(want[0]) * n);
 		for (int i = 0; i < n; i++)
-			old_slots[i] = nt->rules[i].hit_slot;
+			old_slots[i] = t->rules[i].hit_slot;
 		n_old = n;
 	}
 	hs_list_free(&l);
-	free(old);
-	free(nt);
+	free(t);
 }
 
 /* An old block that is no trie starts every counter afresh. */
 static void test_unreadable_old(void **state)
 {
 	unsigned char fresh[HS_MAX_HIT_SLOTS];
-	struct hs_trie *old = calloc(1, sizeof(*old)), *nt = calloc(1, sizeof(*nt));
+	struct hs_trie *t = calloc(1, sizeof(*t));
 	struct hs_list l = { 0 };
+	struct hs_slots *old;
 
 	(void)state;
+	assert_non_null(t);
+	compile_text("x-a\nx-b*\nx-c drop\n", &l, t);
+	assert_int_equal(hs_assign_slots(NULL, t, fresh), 0);
+	t->rules[0].hit_slot = 7;
+	t->rules[1].hit_slot = 3;
+	t->rules[2].hit_slot = 5;
+	assert_int_equal(hs_slots_read(t, &old), 0);
 	assert_non_null(old);
-	assert_non_null(nt);
-	compile_text("x-a\nx-b*\nx-c drop\n", &l, old);
-	assert_int_equal(hs_assign_slots(NULL, old, fresh), 0);
-	old->rules[0].hit_slot = 7;
-	old->rules[1].hit_slot = 3;
-	old->rules[2].hit_slot = 5;
-	compile_text("x-c\nx-b*\nx-d\nx-a\n", &l, nt);
-	assert_int_equal(hs_assign_slots(old, nt, fresh), 0);
-	assert_int_equal(nt->rules[0].hit_slot, 5);
-	assert_int_equal(nt->rules[1].hit_slot, 3);
-	assert_int_equal(nt->rules[2].hit_slot, 0);
-	assert_int_equal(nt->rules[3].hit_slot, 7);
+	compile_text("x-c\nx-b*\nx-d\nx-a\n", &l, t);
+	assert_int_equal(hs_assign_slots(old, t, fresh), 0);
+	hs_slots_free(old);
+	assert_int_equal(t->rules[0].hit_slot, 5);
+	assert_int_equal(t->rules[1].hit_slot, 3);
+	assert_int_equal(t->rules[2].hit_slot, 0);
+	assert_int_equal(t->rules[3].hit_slot, 7);
 	assert_true(fresh[0] && !fresh[3] && !fresh[5] && !fresh[7]);
 
-	old->magic = 0;
-	assert_int_equal(hs_assign_slots(old, nt, fresh), 0);
-	for (__u32 i = 0; i < nt->n_rules; i++) {
-		assert_int_equal(nt->rules[i].hit_slot, i);
+	t->magic = 0;
+	assert_int_equal(hs_slots_read(t, &old), 0);
+	assert_null(old);
+	t->magic = HS_TRIE_MAGIC;
+	assert_int_equal(hs_assign_slots(NULL, t, fresh), 0);
+	for (__u32 i = 0; i < t->n_rules; i++) {
+		assert_int_equal(t->rules[i].hit_slot, i);
 		assert_true(fresh[i]);
 	}
 	/* A damaged new trie is an error. */
-	nt->magic = 0;
-	assert_int_equal(hs_assign_slots(NULL, nt, fresh), -EINVAL);
+	t->magic = 0;
+	assert_int_equal(hs_assign_slots(NULL, t, fresh), -EINVAL);
 	hs_list_free(&l);
-	free(old);
-	free(nt);
+	free(t);
 }
 
 int main(void)
