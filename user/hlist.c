@@ -73,7 +73,9 @@ void hs_list_opts_default(struct hs_list_opts *o)
 void hs_list_free(struct hs_list *l)
 {
 	free(l->names);
+	free(l->strings);
 	l->names = NULL;
+	l->strings = NULL;
 	l->n = 0;
 }
 
@@ -161,6 +163,7 @@ struct line_ctx {
 	unsigned int lineno;
 	struct hs_err *err;
 	void (*warn)(const char *msg);
+	char *strings; /* where the next name's strings go */
 };
 
 static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold)
@@ -192,7 +195,7 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 }
 
 /* One name line: NAME [ACTION], comment already removed, trimmed. */
-static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
+static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
 	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8], wb[40];
 	size_t nlen = 0, i;
@@ -249,6 +252,10 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
 			    c->path, c->lineno, show_str(s, nlen, buf, 45), out->len,
 			    HS_MAX_NAME_LEN);
+	/* orig, then room for the folded name (fold_and_check() writes it). */
+	out->orig = c->strings;
+	out->name = c->strings + nlen + 1;
+	c->strings = out->name + out->len + 1;
 	memcpy(out->orig, s, nlen);
 	if (out->non_token && c->warn) {
 		char w[HS_ERR_MSG];
@@ -354,7 +361,7 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
 	struct hs_list l = { 0 };
 	int fold = 1, r;
-	size_t pos = 0, cap = 0;
+	size_t pos = 0, cap = 0, strings;
 
 	err->msg[0] = 0;
 	err->bad_input = 0;
@@ -366,12 +373,22 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 	}
 	if (!cap)
 		cap = 1;
+	/* A name's two strings take at most its line twice, and at most
+	 * (HS_MAX_NAME_LEN + 2) + (HS_MAX_NAME_LEN + 1) bytes: longer names
+	 * are refused before they are copied. */
+	strings = 2 * (len + 1);
+	if (strings > cap * (2 * HS_MAX_NAME_LEN + 3))
+		strings = cap * (2 * HS_MAX_NAME_LEN + 3);
 	l.names = calloc(cap, sizeof(*l.names));
-	if (!l.names) {
+	l.strings = malloc(strings);
+	if (!l.names || !l.strings) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		hs_list_free(&l);
 		return -ENOMEM;
 	}
 	hs_prefault(l.names, cap * sizeof(*l.names));
+	hs_prefault(l.strings, strings);
+	c.strings = l.strings;
 	while (pos < len) {
 		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t llen = nl ? (size_t)(nl - s) : len - pos;

@@ -6,9 +6,12 @@
 #include <stddef.h>
 #include <hdrstrip/trie.h>
 
+/* The strings live in the list's block of strings, sized by the list: a
+ * name is a few dozen bytes, not the 260 its limit allows, and every page
+ * a parse touches costs (see hs_prefault()). */
 struct hs_name {
-	char name[HS_MAX_NAME_LEN + 1]; /* folded, without the '*' of a prefix rule */
-	char orig[HS_MAX_NAME_LEN + 2]; /* as written, '*' included */
+	char *name; /* folded, without the '*' of a prefix rule */
+	char *orig; /* as written, '*' included */
 	__u16 len;
 	__u8 action; /* enum hs_action */
 	__u8 prefix; /* 1: prefix rule */
@@ -20,6 +23,7 @@ struct hs_list {
 	struct hs_name *names;
 	size_t n;
 	int fold_underscore;
+	char *strings; /* every name's name and orig, NUL-terminated */
 };
 
 /* Options that start from defaults (hs_list_opts_default) and may be
