@@ -389,15 +389,17 @@ int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum)
 int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n)
 {
 	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
-	int ncpu = libbpf_num_possible_cpus();
 	__u32 count = n;
 	__u64 *v;
-	int r = 0;
+	int ncpu, r = 0;
 
-	if (ncpu < 0)
-		return ncpu;
+	/* Asked only when needed: the first call parses a sysfs file with
+	 * sscanf(), ~0.2 ms of a process that has not used it. */
 	if (!n)
 		return 0;
+	ncpu = libbpf_num_possible_cpus();
+	if (ncpu < 0)
+		return ncpu;
 	/* One system call for every slot: a list of 1,000 new names would
 	 * otherwise take 1,000 map writes. */
 	v = calloc((size_t)n * ncpu, sizeof(*v));
