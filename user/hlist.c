@@ -203,6 +203,9 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 	size_t w2len = 0;
 	int act = HS_ACT_MASK;
 
+	/* Never NULL, even on an error path the analyzers follow (they do not
+	 * see that the variadic fail() never returns 0); set below. */
+	out->orig = out->name = c->strings;
 	while (nlen < len && !is_space(s[nlen]))
 		nlen++;
 	if (nlen < len) {

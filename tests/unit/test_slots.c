@@ -31,52 +31,55 @@ struct pool {
 	int n;
 };
 
-/* Add @s unless the pool has it. */
-static void pool_add(struct pool *p, const char *s)
+/* Add @s, as a prefix rule if @prefix, unless the pool has it. */
+static void pool_add(struct pool *p, const char *s, int prefix)
 {
+	char name[HS_MAX_NAME_LEN + 2];
+
+	snprintf(name, sizeof(name), "%s%s", s, prefix ? "*" : "");
 	for (int i = 0; i < p->n; i++)
-		if (!strcmp(p->name[i], s))
+		if (!strcmp(p->name[i], name))
 			return;
 	if (p->n < POOL)
-		strcpy(p->name[p->n++], s);
+		memcpy(p->name[p->n++], name, sizeof(name));
 }
 
 static void pool_fill(struct pool *p, struct rng *r)
 {
 	while (p->n < POOL) {
-		char s[HS_MAX_NAME_LEN + 2];
-		size_t len = 0;
+		char s[32];
+		size_t len = 0, k = 1 + rng_below(r, 6);
 
 		/* Often an extension of a name already there. */
 		if (p->n && rng_below(r, 3) == 0) {
 			const char *base = p->name[rng_below(r, p->n)];
 
 			len = strlen(base);
-			if (base[len - 1] == '*')
+			if (len && base[len - 1] == '*')
 				len--;
+			if (len > 20)
+				len = 20;
 			memcpy(s, base, len);
 		}
-		for (size_t k = 1 + rng_below(r, 6); k-- > 0 && len < 20;)
+		do
 			s[len++] = alphabet[rng_below(r, sizeof(alphabet) - 1)];
+		while (--k && len < 24);
 		/* An exact name may not end in '*' (that makes it a prefix rule). */
-		while (s[len - 1] == '*')
+		if (s[len - 1] == '*')
 			s[len - 1] = 'a';
 		s[len] = 0;
 		/* Sometimes the same bytes as both kinds of rule. */
 		switch (rng_below(r, 8)) {
 		case 0:
-			pool_add(p, s);
-			/* fall through */
-		case 1:
-			strcat(s, "*");
+			pool_add(p, s, 0);
+			pool_add(p, s, 1);
 			break;
-		case 2:
-			pool_add(p, s);
-			strcat(s, "*");
-			pool_add(p, s);
-			continue;
+		case 1:
+			pool_add(p, s, 1);
+			break;
+		default:
+			pool_add(p, s, 0);
 		}
-		pool_add(p, s);
 	}
 }
 
