@@ -548,7 +548,7 @@ int cmd_update(int argc, char **argv)
 		pr_err("cannot lock %s: %s", d.pin_dir, errstr(-errno));
 		goto out;
 	}
-	r = dev_query(&d, &st);
+	r = dev_query_any(&d, &st);
 	if (r || !dev_attached_hooks(&st)) {
 		pr_err("hdrstrip is not attached to '%s'; use 'hdrstrip attach %s --headers FILE'",
 		       d.name, d.name);

@@ -268,7 +268,7 @@ static int query_cgroup(const struct dev *d, struct dev_state *st)
 	return 0;
 }
 
-int dev_query(const struct dev *d, struct dev_state *st)
+static int query(const struct dev *d, struct dev_state *st, int any)
 {
 	int r;
 
@@ -276,11 +276,21 @@ int dev_query(const struct dev *d, struct dev_state *st)
 	if (d->cgroup_fd >= 0)
 		return query_cgroup(d, st);
 	r = query_xdp(d, st);
-	if (!r)
+	if (!r && !(any && st->prog_id[HOOK_XDP]))
 		r = query_tc(d, HOOK_TC_INGRESS, st);
-	if (!r)
+	if (!r && !(any && st->prog_id[HOOK_TC_INGRESS]))
 		r = query_tc(d, HOOK_TC_EGRESS, st);
 	return r;
+}
+
+int dev_query(const struct dev *d, struct dev_state *st)
+{
+	return query(d, st, 0);
+}
+
+int dev_query_any(const struct dev *d, struct dev_state *st)
+{
+	return query(d, st, 1);
 }
 
 int dev_attached_hooks(const struct dev_state *st)

@@ -74,6 +74,9 @@ struct dev_state {
 };
 
 int dev_query(const struct dev *d, struct dev_state *st);
+/* The same, up to the first hdrstrip hook found (enough to reach the
+ * device's maps, as update does): two netlink queries fewer when it is XDP. */
+int dev_query_any(const struct dev *d, struct dev_state *st);
 int dev_attached_hooks(const struct dev_state *st); /* count */
 /* Open the maps of any attached hdrstrip program (program -> map ids). */
 int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m);
