@@ -13,10 +13,13 @@ struct apply_opts {
 	int qdisc_created; /* -1: keep */
 };
 
-/* Write @t into the idle slot of @m and flip the config to it. Per-header
- * counter slots follow names across updates (see slots.h). */
-int apply_list(const struct dev *d, const struct dev_maps *m, struct hs_trie *t,
-	       const struct apply_opts *o);
+struct hs_list;
+
+/* Compile @l into @t (a whole block; what it holds is overwritten), write
+ * it into the idle slot of @m and flip the config to it. Per-header counter
+ * slots follow names across updates (see slots.h). */
+int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+	       struct hs_trie *t, const struct apply_opts *o);
 
 /* "80,8080,9000-9010" -> bitmap of HS_PORT_WORDS words; -EINVAL if bad. */
 int ports_parse(const char *s, __u64 *bitmap);

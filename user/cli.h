@@ -48,6 +48,11 @@ struct hs_list;
 struct hs_list_opts;
 struct hs_trie;
 struct hs_trie_stats;
+/* Load a header list, printing any error once; returns an exit code. On
+ * success @l must be freed by the caller. */
+int load_list(const char *path, const struct hs_list_opts *lo, struct hs_list *l);
+/* A zeroed trie block, its pages faulted in; NULL after printing the error. */
+struct hs_trie *trie_alloc(void);
 /* Load and compile a header list, printing any error once; returns an exit
  * code. On success *t is malloc'ed and @l must be freed by the caller. */
 int load_trie(const char *path, const struct hs_list_opts *lo, struct hs_list *l,

@@ -343,9 +343,16 @@ int cmd_attach(int argc, char **argv)
 	}
 	if (require_root("attach"))
 		return EXIT_FAIL;
-	rc = load_trie(o.headers, &o.list, &l, &t, NULL);
+	/* A bad list changes nothing: it is read before anything is touched
+	 * (and compiled by apply_list(), before any map write). */
+	rc = load_list(o.headers, &o.list, &l);
 	if (rc)
 		return rc;
+	t = trie_alloc();
+	if (!t) {
+		hs_list_free(&l);
+		return EXIT_FAIL;
+	}
 	dev_maps_init(&m);
 	rc = o.cgroup ? resolve_cgroup(o.cgroup, &d) : resolve(o.dev, &d);
 	if (rc >= 0)
@@ -408,7 +415,7 @@ int cmd_attach(int argc, char **argv)
 		ports_parse("80", o.ports);
 		ap.ports = o.ports;
 	}
-	r = apply_list(&d, &m, t, &ap);
+	r = apply_list(&d, &m, &l, t, &ap);
 	if (r) {
 		pr_err("cannot write the header list into the maps of '%s': %s (%d)", d.name,
 		       errstr(r), r);
@@ -522,10 +529,16 @@ int cmd_update(int argc, char **argv)
 	}
 	if (require_root("update"))
 		return EXIT_FAIL;
-	/* Compile first: a bad list changes nothing. */
-	rc = load_trie(o.headers, &o.list, &l, &t, NULL);
+	/* Read the list first: a bad list changes nothing. apply_list()
+	 * compiles it before any map write. */
+	rc = load_list(o.headers, &o.list, &l);
 	if (rc)
 		return rc;
+	t = trie_alloc();
+	if (!t) {
+		hs_list_free(&l);
+		return EXIT_FAIL;
+	}
 	dev_maps_init(&m);
 	rc = o.cgroup ? resolve_cgroup(o.cgroup, &d) : resolve(o.dev, &d);
 	if (rc >= 0)
@@ -535,7 +548,7 @@ int cmd_update(int argc, char **argv)
 		pr_err("cannot lock %s: %s", d.pin_dir, errstr(-errno));
 		goto out;
 	}
-	r = dev_query(&d, &st);
+	r = dev_query_any(&d, &st);
 	if (r || !dev_attached_hooks(&st)) {
 		pr_err("hdrstrip is not attached to '%s'; use 'hdrstrip attach %s --headers FILE'",
 		       d.name, d.name);
@@ -551,7 +564,7 @@ int cmd_update(int argc, char **argv)
 	ap.on_error = o.on_error;
 	ap.untracked = o.untracked;
 	ap.ports = o.ports_set ? o.ports : NULL;
-	r = apply_list(&d, &m, t, &ap);
+	r = apply_list(&d, &m, &l, t, &ap);
 	if (r) {
 		pr_err("cannot update the header list of '%s': %s (%d); the previous list is still "
 		       "in use",

@@ -18,6 +18,7 @@
 
 #include "apply.h"
 #include "cli.h"
+#include "hlist.h"
 #include "loader.h"
 #include "slots.h"
 
@@ -411,6 +412,7 @@ static int hits_load(const struct found *f, struct hits *h)
 	h->drop = calloc(HS_MAX_NAMES, sizeof(*h->drop));
 	if (!t || !h->names || !h->hits || !h->drop)
 		goto out;
+	hs_prefault(t, sizeof(*t)); /* the kernel writes it whole */
 	r = trie_read_slot(&f->m, f->cfg.active_slot & 1, t);
 	if (!r)
 		r = hs_trie_names(t, h->names);

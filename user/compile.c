@@ -133,9 +133,8 @@ static int set_summaries(struct hs_trie *t)
 		const struct hs_node *n = &t->nodes[i];
 		__u32 k = 0;
 
-		for (__u32 c = 0; c < HS_MAX_SYMS; c++)
-			if (n->mask & (1ULL << c))
-				depth[n->first_child + k++] = depth[i] + n->label_len + 1;
+		for (__u64 m = n->mask; m; m &= m - 1)
+			depth[n->first_child + k++] = depth[i] + n->label_len + 1;
 	}
 	for (__u32 i = t->n_nodes; i-- > 0;) {
 		struct hs_node *n = &t->nodes[i];
@@ -152,12 +151,10 @@ static int set_summaries(struct hs_trie *t)
 			lens |= 1u << ((depth[i] + n->label_len) & 31);
 			last |= 1u << (t->sym[b] & 31);
 		}
-		for (__u32 c = 0; c < HS_MAX_SYMS; c++) {
-			const struct hs_node *child;
+		/* The children are the mask's set bits, contiguous from first_child. */
+		for (__u64 m = n->mask; m; m &= m - 1) {
+			const struct hs_node *child = &t->nodes[n->first_child + k++];
 
-			if (!(n->mask & (1ULL << c)))
-				continue;
-			child = &t->nodes[n->first_child + k++];
 			lens |= child->name_lens;
 			last |= child->last_syms;
 		}

@@ -6,9 +6,12 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "hlist.h"
 
@@ -33,9 +36,11 @@ int hs_is_name_byte(unsigned char c)
 
 int hs_is_tchar(unsigned char c)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
-		return 1;
-	return c && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+	/* RFC 9110: ALPHA / DIGIT / "!#$%&'*+-.^_`|~", as a bitmap of the
+	 * bytes below 0x80 (every byte of every name asks). */
+	static const __u64 tchar[2] = { 0x03ff6cfa00000000ULL, 0x57ffffffc7fffffeULL };
+
+	return c < 0x80 && (tchar[c >> 6] >> (c & 63) & 1);
 }
 
 unsigned char hs_fold_byte(unsigned char c, int fold_underscore)
@@ -49,6 +54,16 @@ unsigned char hs_fold_byte(unsigned char c, int fold_underscore)
 	return c;
 }
 
+void hs_prefault(void *p, size_t len)
+{
+	uintptr_t pg = sysconf(_SC_PAGESIZE), a = (uintptr_t)p & ~(pg - 1),
+		  e = ((uintptr_t)p + len + pg - 1) & ~(pg - 1);
+
+	/* A hint: on failure (before Linux 5.14) the pages fault in one by one. */
+	if (len)
+		madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 void hs_list_opts_default(struct hs_list_opts *o)
 {
 	o->fold_underscore = -1;
@@ -58,7 +73,9 @@ void hs_list_opts_default(struct hs_list_opts *o)
 void hs_list_free(struct hs_list *l)
 {
 	free(l->names);
+	free(l->strings);
 	l->names = NULL;
+	l->strings = NULL;
 	l->n = 0;
 }
 
@@ -146,6 +163,7 @@ struct line_ctx {
 	unsigned int lineno;
 	struct hs_err *err;
 	void (*warn)(const char *msg);
+	char *strings; /* where the next name's strings go */
 };
 
 static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold)
@@ -177,7 +195,7 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 }
 
 /* One name line: NAME [ACTION], comment already removed, trimmed. */
-static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
+static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
 	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8], wb[40];
 	size_t nlen = 0, i;
@@ -185,6 +203,9 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	size_t w2len = 0;
 	int act = HS_ACT_MASK;
 
+	/* Never NULL, even on an error path the analyzers follow (they do not
+	 * see that the variadic fail() never returns 0); set below. */
+	out->orig = out->name = c->strings;
 	while (nlen < len && !is_space(s[nlen]))
 		nlen++;
 	if (nlen < len) {
@@ -234,6 +255,10 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
 			    c->path, c->lineno, show_str(s, nlen, buf, 45), out->len,
 			    HS_MAX_NAME_LEN);
+	/* orig, then room for the folded name (fold_and_check() writes it). */
+	out->orig = c->strings;
+	out->name = c->strings + nlen + 1;
+	c->strings = out->name + out->len + 1;
 	memcpy(out->orig, s, nlen);
 	if (out->non_token && c->warn) {
 		char w[HS_ERR_MSG];
@@ -250,23 +275,27 @@ static int parse_name_line(const struct line_ctx *c, const char *s, size_t len, 
 	return 0;
 }
 
-static int cmp_folded(const void *a, const void *b)
+__u32 hs_name_hash(const char *name, size_t len, int prefix)
 {
-	const struct hs_name *x = *(const struct hs_name *const *)a;
-	const struct hs_name *y = *(const struct hs_name *const *)b;
-	int r = strcmp(x->name, y->name);
+	__u32 h = 2166136261u ^ (__u32)prefix; /* FNV-1a */
 
-	if (r)
-		return r;
-	if (x->prefix != y->prefix)
-		return x->prefix - y->prefix;
-	return x->line < y->line ? -1 : x->line > y->line;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	return h ^ (h >> 15);
 }
 
-/* Fold every name and report the first duplicate by line order. */
+/* Names seen so far, by folded name and prefix flag: index + 1 into the
+ * list (0: empty), at most half full. */
+#define SEEN_TABLE (2 * HS_MAX_NAMES)
+
+_Static_assert((SEEN_TABLE & (SEEN_TABLE - 1)) == 0, "the table size is a power of two");
+_Static_assert(HS_MAX_NAMES < 0x10000, "table entries fit 16 bits");
+
+/* Fold every name and report the first duplicate by line order: the first
+ * name whose equal came before it (names are in line order). */
 static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *err)
 {
-	struct hs_name **sorted;
+	__u16 seen[SEEN_TABLE] = { 0 };
 	struct hs_name *dup = NULL, *first = NULL;
 	size_t i;
 
@@ -298,31 +327,25 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 		}
 		nm->name[nm->len] = 0;
 	}
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	sorted = calloc(l->n, sizeof(*sorted));
-	if (!sorted) {
-		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
-		err->bad_input = 0;
-		return -ENOMEM;
-	}
-	for (i = 0; i < l->n; i++)
-		sorted[i] = &l->names[i];
-	/* Equal names sort by line: report the pair whose second line comes first. */
-	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-	qsort(sorted, l->n, sizeof(*sorted), cmp_folded);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(sorted[i - 1]->name, sorted[i]->name) ||
-		    sorted[i - 1]->prefix != sorted[i]->prefix)
-			continue;
-		if (i >= 2 && !strcmp(sorted[i - 2]->name, sorted[i]->name) &&
-		    sorted[i - 2]->prefix == sorted[i]->prefix)
-			continue;
-		if (!dup || sorted[i]->line < dup->line) {
-			dup = sorted[i];
-			first = sorted[i - 1];
+	for (i = 0; i < l->n && !dup; i++) {
+		struct hs_name *nm = &l->names[i];
+
+		for (__u32 h = hs_name_hash(nm->name, nm->len, nm->prefix);; h++) {
+			__u16 *e = &seen[h & (SEEN_TABLE - 1)];
+			struct hs_name *o = *e ? &l->names[*e - 1] : NULL;
+
+			if (!o) {
+				*e = i + 1;
+				break;
+			}
+			if (o->len == nm->len && o->prefix == nm->prefix &&
+			    !memcmp(o->name, nm->name, nm->len)) {
+				dup = nm;
+				first = o;
+				break;
+			}
 		}
 	}
-	free(sorted);
 	if (!dup)
 		return 0;
 	if (!strcmp(dup->orig, first->orig))
@@ -341,15 +364,34 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
 	struct hs_list l = { 0 };
 	int fold = 1, r;
-	size_t pos = 0;
+	size_t pos = 0, cap = 0, strings;
 
 	err->msg[0] = 0;
 	err->bad_input = 0;
-	l.names = calloc(HS_MAX_NAMES, sizeof(*l.names));
-	if (!l.names) {
+	/* Room for a name on every line, up to the limit. */
+	for (const char *p = text, *e = text + len; p < e && cap < HS_MAX_NAMES; cap++) {
+		const char *nl = memchr(p, '\n', e - p);
+
+		p = nl ? nl + 1 : e;
+	}
+	if (!cap)
+		cap = 1;
+	/* A name's two strings take at most its line twice, and at most
+	 * (HS_MAX_NAME_LEN + 2) + (HS_MAX_NAME_LEN + 1) bytes: longer names
+	 * are refused before they are copied. */
+	strings = 2 * (len + 1);
+	if (strings > cap * (2 * HS_MAX_NAME_LEN + 3))
+		strings = cap * (2 * HS_MAX_NAME_LEN + 3);
+	l.names = calloc(cap, sizeof(*l.names));
+	l.strings = malloc(strings);
+	if (!l.names || !l.strings) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
+		hs_list_free(&l);
 		return -ENOMEM;
 	}
+	hs_prefault(l.names, cap * sizeof(*l.names));
+	hs_prefault(l.strings, strings);
+	c.strings = l.strings;
 	while (pos < len) {
 		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
 		size_t llen = nl ? (size_t)(nl - s) : len - pos;
@@ -382,7 +424,7 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 				goto out;
 			continue;
 		}
-		if (l.n == HS_MAX_NAMES) {
+		if (l.n == cap) {
 			r = fail(err, "%s:%u: more than %d header names (the limit)", path,
 				 c.lineno, HS_MAX_NAMES);
 			goto out;

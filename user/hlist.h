@@ -6,9 +6,12 @@
 #include <stddef.h>
 #include <hdrstrip/trie.h>
 
+/* The strings live in the list's block of strings, sized by the list: a
+ * name is a few dozen bytes, not the 260 its limit allows, and every page
+ * a parse touches costs (see hs_prefault()). */
 struct hs_name {
-	char name[HS_MAX_NAME_LEN + 1]; /* folded, without the '*' of a prefix rule */
-	char orig[HS_MAX_NAME_LEN + 2]; /* as written, '*' included */
+	char *name; /* folded, without the '*' of a prefix rule */
+	char *orig; /* as written, '*' included */
 	__u16 len;
 	__u8 action; /* enum hs_action */
 	__u8 prefix; /* 1: prefix rule */
@@ -20,6 +23,7 @@ struct hs_list {
 	struct hs_name *names;
 	size_t n;
 	int fold_underscore;
+	char *strings; /* every name's name and orig, NUL-terminated */
 };
 
 /* Options that start from defaults (hs_list_opts_default) and may be
@@ -51,6 +55,15 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 		 struct hs_err *err);
 
 void hs_list_free(struct hs_list *l);
+
+/* Fault in the pages of [@p, @p + @len) in one system call, before they
+ * are written: page faults one by one cost far more on some virtual
+ * machines (~12 us each, against < 1 us a page here). */
+void hs_prefault(void *p, size_t len);
+
+/* A hash of a folded name and its kind (exact or prefix rule), for tables
+ * of names. */
+__u32 hs_name_hash(const char *name, size_t len, int prefix);
 
 /* Fold one name byte as the trie does: 0 if @c is not a token character. */
 unsigned char hs_fold_byte(unsigned char c, int fold_underscore);

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/capability.h>
+#include <linux/if_link.h>
 #include <linux/magic.h>
 
 #include <bpf/bpf.h>
@@ -148,25 +149,72 @@ static int *dev_map_slot(struct dev_maps *m, int i)
 	return fds[i];
 }
 
-static int prog_name_is(__u32 id, const char *name)
+/* The kernel's name of program @id (at most 15 bytes). */
+static int prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
 {
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
 	int fd = bpf_prog_get_fd_by_id(id), r;
 
 	if (fd < 0)
-		return 0;
-	r = bpf_obj_get_info_by_fd(fd, &info, &len);
+		return -errno;
+	r = bpf_obj_get_info_by_fd(fd, &info, &len) ? -errno : 0;
 	close(fd);
-	return !r && !strcmp(info.name, name);
+	if (!r)
+		memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	return r;
 }
 
+static int prog_name_is(__u32 id, const char *name)
+{
+	char n[BPF_OBJ_NAME_LEN];
+
+	return !prog_name(id, n) && !strcmp(n, name);
+}
+
+/*
+ * A program attached alone is named by libbpf's query; only libxdp's
+ * dispatcher needs libxdp to list the programs it runs. (libxdp reads the
+ * attached program's BTF twice to tell, most of the cost of a query.) The
+ * modes are libxdp's reading of the netlink attach mode.
+ */
 static int query_xdp(const struct dev *d, struct dev_state *st)
 {
-	struct xdp_multiprog *mp = xdp_multiprog__get_from_ifindex(d->ifindex);
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_multiprog *mp;
 	struct xdp_program *p = NULL;
-	long err = libxdp_get_error(mp);
+	char name[BPF_OBJ_NAME_LEN];
+	__u32 id = 0;
+	int mode = XDP_MODE_UNSPEC;
+	long err = bpf_xdp_query(d->ifindex, 0, &q);
 
+	if (err)
+		return err == -ENOENT ? 0 : (int)err;
+	if (q.attach_mode == XDP_ATTACHED_DRV ||
+	    (q.attach_mode == XDP_ATTACHED_MULTI && q.drv_prog_id)) {
+		id = q.drv_prog_id;
+		mode = XDP_MODE_NATIVE;
+	} else if (q.attach_mode == XDP_ATTACHED_SKB || q.attach_mode == XDP_ATTACHED_MULTI) {
+		id = q.skb_prog_id;
+		mode = XDP_MODE_SKB;
+	}
+	if (!id)
+		return 0; /* nothing, or only an offloaded program */
+	err = prog_name(id, name);
+	if (err)
+		return err == -ENOENT ? 0 : (int)err; /* detached meanwhile */
+	if (strcmp(name, "xdp_dispatcher")) {
+		if (!strcmp(name, "hdrstrip_xdp")) {
+			st->prog_id[HOOK_XDP] = id;
+			st->xdp_legacy = 1;
+		} else {
+			st->foreign_xdp_id = id;
+		}
+		st->xdp_mode = mode;
+		return 0;
+	}
+	mp = xdp_multiprog__get_from_ifindex(d->ifindex);
+	err = libxdp_get_error(mp);
 	if (err)
 		return err == -ENOENT ? 0 : (int)err;
 	if (!mp)
@@ -220,7 +268,7 @@ static int query_cgroup(const struct dev *d, struct dev_state *st)
 	return 0;
 }
 
-int dev_query(const struct dev *d, struct dev_state *st)
+static int query(const struct dev *d, struct dev_state *st, int any)
 {
 	int r;
 
@@ -228,11 +276,21 @@ int dev_query(const struct dev *d, struct dev_state *st)
 	if (d->cgroup_fd >= 0)
 		return query_cgroup(d, st);
 	r = query_xdp(d, st);
-	if (!r)
+	if (!r && !(any && st->prog_id[HOOK_XDP]))
 		r = query_tc(d, HOOK_TC_INGRESS, st);
-	if (!r)
+	if (!r && !(any && st->prog_id[HOOK_TC_INGRESS]))
 		r = query_tc(d, HOOK_TC_EGRESS, st);
 	return r;
+}
+
+int dev_query(const struct dev *d, struct dev_state *st)
+{
+	return query(d, st, 0);
+}
+
+int dev_query_any(const struct dev *d, struct dev_state *st)
+{
+	return query(d, st, 1);
 }
 
 int dev_attached_hooks(const struct dev_state *st)

@@ -74,6 +74,9 @@ struct dev_state {
 };
 
 int dev_query(const struct dev *d, struct dev_state *st);
+/* The same, up to the first hdrstrip hook found (enough to reach the
+ * device's maps, as update does): two netlink queries fewer when it is XDP. */
+int dev_query_any(const struct dev *d, struct dev_state *st);
 int dev_attached_hooks(const struct dev_state *st); /* count */
 /* Open the maps of any attached hdrstrip program (program -> map ids). */
 int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m);
@@ -125,7 +128,8 @@ int trie_read_slot(const struct dev_maps *m, __u32 slot, struct hs_trie *t);
 int trie_write_slot(const struct dev_maps *m, __u32 slot, const struct hs_trie *t);
 int counters_read(const struct dev_maps *m, struct hs_counters *sum);
 int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum);
-int hits_reset(const struct dev_maps *m, __u32 slot);
+/* Zero the hit counters of the @n slots in @slots. */
+int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n);
 /* Add @value to counter number @field (CPU 0's copy); only while no program
  * updates the counters (before an attach). */
 int counters_add(const struct dev_maps *m, size_t field, __u64 value);

@@ -277,9 +277,18 @@ static void test_name_count_limit(void **state)
 	assert_int_equal(l.n, HS_MAX_NAMES);
 	assert_string_equal(l.names[HS_MAX_NAMES - 1].name, "x-1023");
 	hs_list_free(&l);
+	/* The names array is sized by the lines: the last without a newline
+	 * counts too. */
+	text[strlen(text) - 1] = 0;
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.n, HS_MAX_NAMES);
+	assert_string_equal(l.names[HS_MAX_NAMES - 1].name, "x-1023");
+	hs_list_free(&l);
 	free(text);
 
 	text = numbered_names("", HS_MAX_NAMES + 1);
+	expect_error(text, "test.list:1025: more than 1024 header names (the limit)");
+	text[strlen(text) - 1] = 0;
 	expect_error(text, "test.list:1025: more than 1024 header names (the limit)");
 	free(text);
 

@@ -6,17 +6,18 @@
 #   HS_SEED=N make test-unit      repeat a run of the randomized tests
 #   UNIT_SANITIZE= make test-unit build the tests without ASan/UBSan
 UNIT_DIR := tests/unit
-UNIT_TESTS := test_hlist test_trie test_prop
+UNIT_TESTS := test_hlist test_trie test_prop test_slots
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/,$(UNIT_TESTS))
 UNIT_HELPERS := $(UNIT_DIR)/testutil.c
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 # The tests link the pure sources themselves: no skeleton, no libbpf.
 UNIT_CFLAGS = $(HOST_CFLAGS) $(UNIT_SANITIZE) -I$(UNIT_DIR) -DHS_CORPUS_DIR='"$(CORPUS)"'
+UNIT_SRCS := $(PURE_SRCS) user/slots.c
 
 $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
-		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
+		$(UNIT_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(PURE_SRCS) -lcmocka -o $@
+	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(UNIT_SRCS) -lcmocka -o $@
 
 # What the fuzzers found (tests/fuzz), replayed through their oracles and
 # written out against the scanner.
@@ -44,7 +45,7 @@ $(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTP
 
 $(CLI_SAN): $(CLI_SAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) $^ $(LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) $^ $(CLI_LIBS) -o $@
 
 test-unit: $(UNIT_BINS) $(FUZZ_REGRESS_BIN) $(CLI_SAN)
 	$(Q)failed=; \
