@@ -234,6 +234,15 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	cnt->headers_removed += sc->s.masked;
 	cnt->bytes_removed += removed;
+	/*
+	 * Each pop splits the message's scatterlist, and TCP sends each piece
+	 * as a segment of its own: put what is left back in one piece (a copy
+	 * of the scanned window), or both ends pay for two more segments a
+	 * request.
+	 * If that fails the pieces still go out right, only in more segments.
+	 */
+	if (removed)
+		bpf_msg_pull_data(msg, 0, n - removed, 0);
 
 	/*
 	 * The message keeps the apply and cork counts of earlier runs (a corked
