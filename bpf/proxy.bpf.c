@@ -151,6 +151,23 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 	return 1;
 }
 
+/*
+ * What a send cannot be inspected through: counted, and under the pass
+ * policy sent whole, with the rest of the connection scanned line by
+ * line. Its apply and cork counts are reset, as on every run (below).
+ */
+static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss,
+				   const struct hs_config *cfg, struct hs_counters *cnt)
+{
+	cnt->scan_incomplete++;
+	if (policy_drops(cfg, cnt))
+		return SK_DROP;
+	hs_stream_untrack(&ss->st);
+	bpf_msg_apply_bytes(msg, 0);
+	bpf_msg_cork_bytes(msg, 0);
+	return SK_PASS;
+}
+
 SEC("sk_msg")
 int hdrstrip_msg(struct sk_msg_md *msg)
 {
@@ -212,13 +229,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	if (sc->s.st.phase == HS_PH_NOT_HTTP)
 		cnt->non_http++;
-	if (!sc->done) {
-		cnt->scan_incomplete++;
-		if (policy_drops(cfg, cnt))
-			return SK_DROP;
-		hs_stream_untrack(&ss->st);
-		return SK_PASS;
-	}
+	if (!sc->done)
+		return give_up(msg, ss, cfg, cnt);
 
 	/* Take the lines out, last first: earlier offsets stay valid. */
 	for (i = HS_MAX_RM - 1; i >= 0; i--) {
@@ -259,13 +271,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 			 * bytes will never decide it, and corking would hold
 			 * the connection for good. It cannot be inspected.
 			 */
-			cnt->scan_incomplete++;
-			if (policy_drops(cfg, cnt))
-				return SK_DROP;
-			hs_stream_untrack(&ss->st);
-			bpf_msg_apply_bytes(msg, 0);
-			bpf_msg_cork_bytes(msg, 0);
-			return SK_PASS;
+			return give_up(msg, ss, cfg, cnt);
 		}
 		ss->st = sc->s.line_snap;
 		bpf_msg_apply_bytes(msg, keep);
@@ -280,13 +286,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		 * there is nothing to pass while the rest waits for the next
 		 * run, and an apply count of 0 would pass all of it unseen.
 		 */
-		cnt->scan_incomplete++;
-		if (policy_drops(cfg, cnt))
-			return SK_DROP;
-		hs_stream_untrack(&ss->st);
-		bpf_msg_apply_bytes(msg, 0);
-		bpf_msg_cork_bytes(msg, 0);
-		return SK_PASS;
+		return give_up(msg, ss, cfg, cnt);
 	}
 	hs_scan_finish(&sc->s, &ss->st);
 	/* The rest of a message the run did not reach comes back in a new run. */
