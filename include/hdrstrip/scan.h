@@ -1069,12 +1069,8 @@ HS_INLINE __u64 hs_fill_word(__u32 col)
 {
 	const __u64 a = 0x7274737264682d78ULL; /* "x-hdrstr" */
 	const __u64 b = 0x78787878203a7069ULL; /* "ip: xxxx" */
-	const __u64 x = HS_ONES * 'x';
-	__u32 r = col & 7;
 
-	if (col >= 8)
-		return r ? (b >> (8 * r)) | (x << (64 - 8 * r)) : b;
-	return r ? (a >> (8 * r)) | (b << (64 - 8 * r)) : a;
+	return col >= 8 ? hs_str_window(b, HS_ONES * 'x', col) : hs_str_window(a, b, col);
 }
 
 /* Words a step may take in a value or a request target (the last one's
@@ -1090,9 +1086,10 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
 }
 
 /*
- * Eight bytes at once where only a line end matters (up to four words in a
- * value or a request target). Returns 1 when it consumed bytes, 0 when the byte at @pos needs
- * the byte-wise path.
+ * Eight bytes at once where only a line end matters: up to HS_SKIP_WORDS
+ * words of a value or a request target, up to four of a masked line.
+ * Returns 1 when it consumed bytes, 0 when the byte at @pos needs the
+ * byte-wise path.
  */
 HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
 {
@@ -1168,7 +1165,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 /*
  * A run of plain name bytes (no blank, line end or colon) in one step, from
  * @w, the eight bytes at @pos: the trie walks them a label at a time
- * (hs_trie_walk8), framing names byte by byte while one is still possible.
+ * (hs_trie_walk8), framing names are narrowed a word at a time.
  * The same states as byte by byte; a name that can match nothing any more
  * is skipped from the run's end rather than from the byte that settled it,
  * which no later byte of the run could change. Returns 1 when it consumed
@@ -1177,8 +1174,8 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
  */
 HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 pos)
 {
-	__u64 stop = ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, ':') |
-		     hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+	/* A name's run ends where a target would, or at the colon. */
+	__u64 stop = hs_target_stop(w) | hs_bytes_eq(w, ':');
 	__u32 k = stop ? hs_first_byte(stop) & 7 : 8, used = 0, col;
 	__u8 fc;
 
