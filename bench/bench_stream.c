@@ -42,30 +42,6 @@ struct opts {
 	unsigned int repeat, runs, conns;
 };
 
-static char *slurp(const char *dir, const char *name)
-{
-	char path[4096];
-	char *buf = NULL;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		if (buf)
-			buf[n] = 0;
-	}
-	fclose(f);
-	return buf;
-}
-
 static int load_list(struct th *h, const char *text)
 {
 	static struct hs_trie t;
@@ -171,8 +147,8 @@ static __u32 segment_ns(struct th *h, enum th_hook hook, const char *req, size_t
 		for (j = 0; j <= k; j++) {
 			size_t end = j < n_cuts ? cuts[j] : len;
 
-			v[r] = run(h, hook, 40000, ISN + 1 + (__u32)start, 0, req + start, end - start,
-				   j == k ? o->repeat : 1);
+			v[r] = run(h, hook, 40000, ISN + 1 + (__u32)start, 0, req + start,
+				   end - start, j == k ? o->repeat : 1);
 			start = end;
 		}
 	}
@@ -268,6 +244,7 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .repeat = 100000, .runs = 7, .conns = 20000 };
 	char *reqs, *list;
+	size_t rlen;
 	const char *req;
 	unsigned int idx = 0;
 	double ratio[TH_HOOKS];
@@ -285,7 +262,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--conns") && i + 1 < argc)
 			o.conns = (unsigned int)strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: %s --corpus DIR [--repeat N] [--runs K] [--conns N]\n",
+			fprintf(stderr,
+				"usage: %s --corpus DIR [--repeat N] [--runs K] [--conns N]\n",
 				argv[0]);
 			return 2;
 		}
@@ -299,8 +277,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_stream: skipped: BPF_PROG_TEST_RUN needs root\n");
 		return 77;
 	}
-	reqs = slurp(o.corpus, "requests.http");
-	list = slurp(o.corpus, "internal-headers.txt");
+	reqs = th_slurp(o.corpus, "requests.http", &rlen);
+	list = th_slurp(o.corpus, "internal-headers.txt", &rlen);
 	if (!reqs || !list) {
 		fprintf(stderr, "bench_stream: cannot read the corpus in %s\n", o.corpus);
 		return 1;

@@ -13,34 +13,6 @@
 
 #define MAX_REPORTED 20
 
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[4096];
-	FILE *f;
-	char *buf = NULL;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cannot open %s\n", path);
-		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		if (buf) {
-			buf[n] = 0;
-			*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The list with its action words dropped: every rule masks. */
 void pt_strip_drop_words(char *text)
 {
@@ -108,8 +80,8 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 	const struct ref_opts ro = { .conflict_pass = conflict_pass, .untracked_scan = 1 };
 	static const __u16 port80 = 80;
 	size_t list_len, len, pos = 0, i;
-	char *list = slurp(dir, "internal-headers.txt", &list_len);
-	char *reqs = slurp(dir, "requests.http", &len);
+	char *list = th_slurp(dir, "internal-headers.txt", &list_len);
+	char *reqs = th_slurp(dir, "requests.http", &len);
 	struct hs_trie *t = calloc(1, sizeof(*t));
 	struct ref_list *ref = calloc(1, sizeof(*ref));
 	__u64 *want_hits = NULL, *hb = NULL, *ha = NULL;

@@ -229,3 +229,31 @@ int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out
 	*ret = o.retval;
 	return 0;
 }
+
+char *th_slurp(const char *dir, const char *name, size_t *len)
+{
+	char path[4096];
+	char *buf = NULL;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
+		buf = malloc((size_t)n + 1);
+		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+			free(buf);
+			buf = NULL;
+		}
+		if (buf) {
+			buf[n] = 0;
+			*len = (size_t)n;
+		}
+	}
+	fclose(f);
+	return buf;
+}

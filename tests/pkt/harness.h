@@ -40,6 +40,10 @@ extern const char *const th_hook_name[TH_HOOKS];
 
 /* Open and load: @path NULL takes the object embedded in the skeleton.
  * Returns 0 or -errno (the verifier log is printed on failure). */
+/* The whole file @dir/@name, NUL-terminated (its length in *@len), or NULL
+ * (after a message naming the file when it cannot be opened). */
+char *th_slurp(const char *dir, const char *name, size_t *len);
+
 int th_open(struct th *h, const char *path, const char *label);
 /* The same with a flow table of @max_flows connections (0: as built). */
 int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_flows);

@@ -243,32 +243,6 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 	return bad;
 }
 
-static char *slurp(const char *dir, const char *name, size_t *len)
-{
-	char path[4096];
-	char *buf = NULL;
-	FILE *f;
-	long n;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
-		buf = malloc((size_t)n + 1);
-		if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		if (buf) {
-			buf[n] = 0;
-			*len = (size_t)n;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
 /* The corpus, its list (as written: drop rules too) in slot 0, and where
  * each request starts. */
 struct corpus {
@@ -291,8 +265,8 @@ static int corpus_load(struct th *h, const char *dir, int with_drop, struct corp
 	size_t list_len, pos = 0;
 
 	memset(k, 0, sizeof(*k));
-	k->reqs = slurp(dir, "requests.http", &k->len);
-	k->list = slurp(dir, "internal-headers.txt", &list_len);
+	k->reqs = th_slurp(dir, "requests.http", &k->len);
+	k->list = th_slurp(dir, "internal-headers.txt", &list_len);
 	k->t = calloc(1, sizeof(*k->t));
 	k->ref = calloc(1, sizeof(*k->ref));
 	if (k->list && !with_drop) {
