@@ -109,6 +109,11 @@ int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int con
 		bad = 1;
 		goto out;
 	}
+	if (!ref->n) {
+		fprintf(stderr, "the corpus list has no names\n");
+		bad = 1;
+		goto out;
+	}
 	want_hits = calloc(ref->n, sizeof(*want_hits));
 	hb = calloc(ref->n, sizeof(*hb));
 	ha = calloc(ref->n, sizeof(*ha));
