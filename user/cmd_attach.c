@@ -422,8 +422,9 @@ int cmd_attach(int argc, char **argv)
 		goto out;
 	}
 	if (shared)
-		printf("'%s' already has hdrstrip on another hook: the list%s now apply to every hook\n",
-		       d.name, o.ports_set || o.on_error >= 0 ? " and settings" : "");
+		printf("'%s' already has hdrstrip on another hook: the list%s now %s to every hook\n",
+		       d.name, o.ports_set || o.on_error >= 0 ? " and settings" : "",
+		       o.ports_set || o.on_error >= 0 ? "apply" : "applies");
 
 	ao.hook = o.hook;
 	ao.xdp_mode = o.xdp_mode;
