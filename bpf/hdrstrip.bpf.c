@@ -70,7 +70,7 @@ struct scan_ctx {
  * HS_STEPS_PER_BYTE times (scan.h). The call count is a run-time bound: it
  * costs the verifier nothing.
  */
-#define HS_STEPS_PER_CALL 8
+#define HS_STEPS_PER_CALL 4
 #define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
 
 static __always_inline long scan_some(struct scan_ctx *c, const int xdp)

@@ -65,7 +65,7 @@ struct msg_ctx {
 	struct sk_msg_md *msg;
 };
 
-#define HS_STEPS_PER_CALL 8
+#define HS_STEPS_PER_CALL 4
 #define HS_MAX_CALLS ((HS_MAX_BUF + 16) / HS_STEPS_PER_CALL + 1)
 
 static long scan_cb(__u32 i __attribute__((unused)), void *arg)
