@@ -120,6 +120,34 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 	return 0;
 }
 
+/* The one field of the kernel's struct tcp_sock read here (CO-RE: libbpf
+ * finds its offset in the running kernel's BTF). */
+struct tcp_sock___hs {
+	void *fastopen_req;
+} __attribute__((preserve_access_index));
+
+/*
+ * Did this connection's first bytes leave with TCP Fast Open? They are sent
+ * before this callback puts the socket in the sockhash, so the sk_msg
+ * program never sees them: with the SYN (a cookie was cached), or right
+ * after the handshake by the same sendto(MSG_FASTOPEN) or first write after
+ * TCP_FASTOPEN_CONNECT (no cookie yet), which holds tp->fastopen_req
+ * while it waits here. Sent in the SYN, they also show as more acked than
+ * the SYN, or as sent and not acked. Nothing can take them back: counted.
+ */
+static __always_inline int fastopen_unseen(struct bpf_sock_ops *skops)
+{
+	struct bpf_sock *sk = skops->sk;
+	struct tcp_sock___hs *tp;
+
+	if (skops->bytes_acked > 1 || skops->snd_nxt != skops->snd_una)
+		return 1;
+	if (!sk)
+		return 0;
+	tp = (struct tcp_sock___hs *)bpf_skc_to_tcp_sock(sk);
+	return tp && tp->fastopen_req;
+}
+
 SEC("sockops")
 int hdrstrip_sockops(struct bpf_sock_ops *skops)
 {
@@ -145,6 +173,8 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 	cnt = bpf_map_lookup_elem(&counters, &key);
 	if (!cfg || !cnt || !port_inspected(cfg, bpf_ntohl(skops->remote_port)))
 		return 1;
+	if (fastopen_unseen(skops))
+		cnt->fastopen_unfiltered++;
 	cookie = bpf_get_socket_cookie(skops);
 	if (!bpf_sock_hash_update(skops, &socks, &cookie, BPF_NOEXIST))
 		cnt->flows_new++;

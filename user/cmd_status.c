@@ -495,6 +495,9 @@ static const struct {
 	  "Segments of connections without state (older than the attach, or evicted)." },
 	{ "retransmits", "Segments scanned again from a checkpoint (retransmissions)." },
 	{ "out_of_order", "Segments ahead of a gap in a header block." },
+	{ "fastopen_unfiltered",
+	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "
+	  "sk_msg program could see them." },
 };
 
 static const char *help_for(const char *name)

@@ -85,6 +85,7 @@ struct hs_counters {
 	__u64 headers_removed; /* field lines taken out of sent data */
 	__u64 bytes_removed; /* ... and their bytes */
 	__u64 conns_preexisting; /* connections older than the attach, left alone */
+	__u64 fastopen_unfiltered; /* connections whose first bytes left with TCP Fast Open, unseen */
 };
 
 #define HS_COUNTER_NAMES                                                                           \
@@ -93,7 +94,7 @@ struct hs_counters {
 		"scan_incomplete", "truncated", "split_names", "framing_conflict",                 \
 		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",             \
 		"retransmits", "out_of_order", "headers_removed", "bytes_removed",                 \
-		"conns_preexisting"
+		"conns_preexisting", "fastopen_unfiltered"
 
 #define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))
 

@@ -83,8 +83,14 @@ class DualStackServer(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
     daemon_threads = True
 
+    fastopen = False
+
     def server_bind(self):
         self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        if self.fastopen:
+            # Accept data in the SYN (with the namespace's
+            # net.ipv4.tcp_fastopen server bit set).
+            self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
         super().server_bind()
 
 
@@ -95,8 +101,10 @@ def main():
     ap.add_argument("--port", type=int, action="append", required=True)
     ap.add_argument("--bind", default="::")
     ap.add_argument("--log", default="/dev/null")
+    ap.add_argument("--fastopen", action="store_true", help="accept TCP Fast Open")
     a = ap.parse_args()
     LOG_PATH = a.log
+    DualStackServer.fastopen = a.fastopen
     servers = [DualStackServer((a.bind, p), EchoHandler) for p in a.port]
     for s in servers[1:]:
         threading.Thread(target=s.serve_forever, daemon=True).start()
