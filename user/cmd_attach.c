@@ -421,10 +421,12 @@ int cmd_attach(int argc, char **argv)
 		       errstr(r), r);
 		goto out;
 	}
-	if (shared)
+	if (shared) {
+		int settings = o.ports_set || o.on_error >= 0;
+
 		printf("'%s' already has hdrstrip on another hook: the list%s now %s to every hook\n",
-		       d.name, o.ports_set || o.on_error >= 0 ? " and settings" : "",
-		       o.ports_set || o.on_error >= 0 ? "apply" : "applies");
+		       d.name, settings ? " and settings" : "", settings ? "apply" : "applies");
+	}
 
 	ao.hook = o.hook;
 	ao.xdp_mode = o.xdp_mode;
