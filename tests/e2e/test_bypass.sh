@@ -33,14 +33,14 @@ flows_map() { # NS DEV
 	local prog
 	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
 print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
-	bpftool -j prog show id "$prog" | "$PYTHON" -c 'import json, subprocess, sys
-for m in json.load(sys.stdin)["map_ids"]:
-    info = json.loads(subprocess.run(["bpftool", "-j", "map", "show", "id", str(m)],
-                                     check=True, capture_output=True).stdout)
-    if info.get("name") == "flows":
-        print(m)
-        sys.exit(0)
-sys.exit(1)'
+	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
+		return 1
+	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'
+import json, sys
+ids = set(json.load(open(sys.argv[1]))["map_ids"])
+flows = [m["id"] for m in json.load(open(sys.argv[2])) if m["id"] in ids and m.get("name") == "flows"]
+print(flows[0]) if flows else sys.exit(1)
+EOF
 }
 
 step "open: every case to every origin, without hdrstrip" \

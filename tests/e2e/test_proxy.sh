@@ -361,6 +361,11 @@ step "remove $CG/sub" rmdir "$CG/sub"
 # TCP Fast Open: the data leaves with (or right after) the SYN, before the
 # connection is established and put in the sockhash.
 # hdrstrip cannot see those bytes; it counts such connections.
+# The client namespace's count of connections whose SYN carried data.
+syn_data() {
+	ip netns exec "$CNS" nstat -az TcpExtTCPFastOpenActive |
+		awk '$1 == "TcpExtTCPFastOpenActive" { print $2 }'
+}
 if [ $(($(ip netns exec "$CNS" sysctl -n net.ipv4.tcp_fastopen) & 1)) -eq 1 ]; then
 	tfo0=$(px_stats | counter fastopen_unfiltered)
 	assert_eq "$tfo0" 0 "fastopen_unfiltered before any Fast Open connection"
@@ -369,10 +374,9 @@ if [ $(($(ip netns exec "$CNS" sysctl -n net.ipv4.tcp_fastopen) & 1)) -eq 1 ]; t
 	# The first connection to the origin has no cookie yet: its bytes go
 	# right after the handshake, from the same sendto(). The second has
 	# one: its bytes go with the SYN.
-	syn_data0=$(ip netns exec "$CNS" nstat -az TcpExtTCPFastOpenActive | awk '$1 == "TcpExtTCPFastOpenActive" { print $2 }')
+	syn_data0=$(syn_data)
 	pc "$S4" "$PORT_ECHO" --set basic --list "$LIST" --fastopen >>"$WORK/tfo.out" 2>&1 || rc=$?
-	syn_data=$(ip netns exec "$CNS" nstat -az TcpExtTCPFastOpenActive | awk '$1 == "TcpExtTCPFastOpenActive" { print $2 }')
-	assert_eq "$((syn_data - syn_data0))" 1 "the second connection's data went in its SYN (TcpExtTCPFastOpenActive grew by)"
+	assert_eq "$(($(syn_data) - syn_data0))" 1 "the second connection's data went in its SYN (TcpExtTCPFastOpenActive grew by)"
 	assert_eq "$(($(px_stats | counter fastopen_unfiltered) - tfo0))" 2 \
 		"fastopen_unfiltered grew by (two Fast Open connections)"
 	if [ "$rc" -eq 0 ]; then
