@@ -69,12 +69,12 @@ static __always_inline __u32 ctx_len(void *ctx, const int xdp)
 }
 
 /*
- * Apply the checksum difference of the rewritten payload bytes to the TCP
- * checksum at @csum_off. At TC the kernel helper also handles an skb whose
- * checksum is still to be completed (CHECKSUM_PARTIAL: nothing to change).
+ * Apply the checksum difference @acc of rewritten bytes (a memory-order sum
+ * of new - old, as hs_scan.csum_acc) to the TCP checksum at @csum_off. At
+ * TC the kernel helper also handles an skb whose checksum is still to be
+ * completed (CHECKSUM_PARTIAL: nothing to change).
  */
-static __always_inline int ctx_csum_apply(void *ctx, const struct hs_scan *s, __u32 csum_off,
-					  const int xdp)
+static __always_inline int ctx_csum_apply(void *ctx, __u64 acc, __u32 csum_off, const int xdp)
 {
 	if (xdp) {
 		void *data = ctx_data(ctx, xdp), *end = ctx_data_end(ctx, xdp);
@@ -88,10 +88,10 @@ static __always_inline int ctx_csum_apply(void *ctx, const struct hs_scan *s, __
 		check = data + csum_off;
 		if ((void *)(check + 1) > end)
 			return -1;
-		*check = hs_csum_update(s, *check);
+		*check = hs_csum_update_acc(acc, *check);
 		return 0;
 	}
-	return bpf_l4_csum_replace(ctx, csum_off, 0, hs_csum_fold(s->csum_acc), 0);
+	return bpf_l4_csum_replace(ctx, csum_off, 0, hs_csum_fold(acc), 0);
 }
 
 #endif /* HDRSTRIP_BPF_CTX_H */

@@ -7,11 +7,13 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include <hdrstrip/flow.h>
 #include <hdrstrip/maps.h>
 #include <hdrstrip/scan.h>
 
 #include "ctx.h"
 #include "maps.bpf.h"
+#include "normalize.h"
 #include "parse.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -37,14 +39,17 @@ struct {
  */
 struct scratch {
 	struct hs_scan s;
-	struct hs_flow fresh_flow; /* a new flow, to insert */
-	struct hs_stream from; /* the state a scan starts from */
-	__u32 done; /* the scan reached a verdict or the end of the buffer */
-	/* How the segment relates to its flow (kept here, not in locals, so
-	 * that the verifier meets one state at the scan, not one per path). */
-	__u8 fresh; /* the flow had no state */
-	__u8 save; /* 0: save the state after the scan; 1: keep the flow's */
-	__u8 reserved[2];
+	struct pkt pk; /* the packet's layers (parse.h) */
+	struct hs_segwork w; /* the segment's way through its flow (flow.h) */
+	struct hs_stream got; /* the state a piece's scan reached */
+	__u64 csum_acc; /* every rewrite of this packet, for the TCP checksum */
+	__u32 done; /* the scan reached a verdict or the end of its piece */
+	/* The piece scan_piece_*() scans: packet offsets, the TCP header's
+	 * offset (checksum parity) and HS_OPT_*. */
+	__u32 p_start;
+	__u32 p_end;
+	__u32 p_l4;
+	__u32 p_opts;
 };
 
 struct {
@@ -110,16 +115,49 @@ static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
 	return scan_some(arg, HOOK_TC);
 }
 
-/* Scan the payload from sc->from, with options @opts (HS_OPT_*). */
-static __always_inline void run_scan(void *ctx, struct scratch *sc, const struct hs_trie *t,
-				     const struct pkt *pk, __u8 opts, const int xdp)
+/*
+ * Scan packet bytes [sc->p_start, sc->p_end) from sc->w.from. A function of
+ * its own per hook (global: the verifier checks it, and the scan loop's
+ * callback in it, once, not at each of a segment's pieces).
+ */
+static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struct hs_trie *t,
+				      const int xdp)
 {
 	struct scan_ctx c = { .sc = sc, .t = t, .ctx = ctx };
 
-	hs_scan_begin(&sc->s, &sc->from, pk->payload_off, pk->payload_end, pk->l4_off);
-	sc->s.opts = opts;
+	if (!sc || !t)
+		return 0;
+	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
+	sc->s.opts = sc->p_opts;
 	sc->done = 0;
 	bpf_loop(HS_MAX_CALLS, xdp ? (void *)scan_cb_xdp : (void *)scan_cb_tc, &c, 0);
+	return 0;
+}
+
+__attribute__((noinline)) int scan_piece_xdp(struct xdp_md *ctx, struct scratch *sc,
+					     const struct hs_trie *t)
+{
+	return scan_piece(ctx, sc, t, HOOK_XDP);
+}
+
+__attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratch *sc,
+					    const struct hs_trie *t)
+{
+	return scan_piece(ctx, sc, t, HOOK_TC);
+}
+
+/* Scan payload [w.off, w.end) from w.from, with options @opts (HS_OPT_*). */
+static __always_inline void run_scan(void *ctx, struct scratch *sc, const struct hs_trie *t,
+				     const struct pkt *pk, __u8 opts, const int xdp)
+{
+	sc->p_start = pk->payload_off + sc->w.off;
+	sc->p_end = pk->payload_off + sc->w.end;
+	sc->p_l4 = pk->l4_off;
+	sc->p_opts = opts;
+	if (xdp)
+		scan_piece_xdp(ctx, sc, t);
+	else
+		scan_piece_tc(ctx, sc, t);
 }
 
 static __always_inline void add_scan_counts(struct hs_counters *cnt, const struct hs_scan *s)
@@ -134,174 +172,125 @@ static __always_inline void add_scan_counts(struct hs_counters *cnt, const struc
 	cnt->framing_conflict += s->conflicts;
 }
 
-/* A segment without payload: connections start and end here. */
-static __always_inline void track_control(const struct pkt *pk, struct scratch *sc,
-					  struct hs_counters *cnt)
+/* What the segment's way through its flow found. */
+static __always_inline void add_seg_counts(struct hs_counters *cnt, const struct hs_segwork *w)
 {
-	if (pk->tcp_flags & (TCP_FL_FIN | TCP_FL_RST)) {
-		if (!bpf_map_delete_elem(&flows, &pk->key))
-			cnt->flows_closed++;
-		return;
-	}
-	if (pk->tcp_flags & TCP_FL_SYN) {
-		__builtin_memset(&sc->fresh_flow, 0, sizeof(sc->fresh_flow));
-		hs_stream_init(&sc->fresh_flow.cur);
-		sc->fresh_flow.next_seq = pk->seq + 1;
-		if (!bpf_map_update_elem(&flows, &pk->key, &sc->fresh_flow, BPF_ANY))
-			cnt->flows_new++;
-	}
-}
+	__u8 ev = w->ev;
 
-/* The server resets: the client's flow is over (it may never send FIN). */
-static __always_inline void track_reverse_rst(const struct pkt *pk, struct hs_counters *cnt)
-{
-	struct hs_flow_key k = pk->key;
-
-	__builtin_memcpy(k.saddr, pk->key.daddr, sizeof(k.saddr));
-	__builtin_memcpy(k.daddr, pk->key.saddr, sizeof(k.daddr));
-	k.sport = pk->key.dport;
-	k.dport = pk->key.sport;
-	if (!bpf_map_delete_elem(&flows, &k))
-		cnt->flows_closed++;
+	cnt->flows_new += !!(ev & HS_EV_FLOW_NEW);
+	cnt->flows_closed += !!(ev & HS_EV_FLOW_CLOSED);
+	cnt->rst_ignored += !!(ev & HS_EV_RST_IGNORED);
+	cnt->syn_in_flow += !!(ev & HS_EV_SYN_IN_FLOW);
+	cnt->retransmits += !!(ev & HS_EV_RETRANSMIT);
+	cnt->untracked += !!(ev & HS_EV_UNTRACKED);
+	switch (w->why) {
+	case HS_WHY_MISMATCH:
+		cnt->retransmit_mismatch++;
+		break;
+	case HS_WHY_UNVERIFIED:
+		cnt->retransmit_unverified++;
+		break;
+	case HS_WHY_OUT_OF_ORDER:
+		cnt->out_of_order++;
+		break;
+	case HS_WHY_OVERSIZE:
+		cnt->oversize++;
+		break;
+	case HS_WHY_NO_ACK:
+		cnt->malformed++;
+		break;
+	default: /* counted by its event */
+		break;
+	}
 }
 
 /*
- * Which state does this segment start from? Sets sc->from, sc->fresh and
- * sc->save; returns 0 to scan, 2 to pass as is, 3 for the failure policy.
+ * Scan the segment's pieces (flow.h) while hs_seg_*() hands them out.
+ * Returns the final HS_SEG_* (HS_SEG_DROP with w.why 0 for a drop rule,
+ * HS_SEG_POLICY for framing or a scan the policy decides).
  */
-static __always_inline int locate(const struct pkt *pk, struct scratch *sc,
-				  struct hs_counters *cnt)
+static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_flow *f,
+				       const struct hs_trie *t, const struct pkt *pk,
+				       struct hs_counters *cnt, __u8 opts, int r, const int xdp)
 {
-	__u32 len = pk->payload_end - pk->payload_off;
-	struct hs_flow *f;
-	__s32 d;
+	__u8 phase;
 	int i;
 
-	sc->fresh = 0;
-	sc->save = 0;
-	f = bpf_map_lookup_elem(&flows, &pk->key);
-	if (!f) {
-		/* No state: attached mid-connection, or the entry was evicted. */
-		__builtin_memset(&sc->fresh_flow, 0, sizeof(sc->fresh_flow));
-		hs_stream_init(&sc->fresh_flow.cur);
-		sc->fresh_flow.next_seq = pk->seq;
-		sc->fresh = 1;
-		sc->from = sc->fresh_flow.cur;
-		if (bpf_map_update_elem(&flows, &pk->key, &sc->fresh_flow, BPF_NOEXIST))
-			sc->save = 1; /* the table refused it: scan, keep nothing */
-		return 0;
-	}
-	d = (__s32)(pk->seq - f->next_seq);
-	if (d > 0 && f->cur.phase == HS_PH_BODY && (__u64)d <= f->cur.num) {
-		/* Ahead of a gap inside a body of known length. */
-		if ((__u64)d + len <= f->cur.num)
-			return 2; /* all body: passed, the flow stays where it is */
-		/* The gap is body, which is never scanned, so the state where
-		 * this segment starts is known: go on from there. Otherwise,
-		 * once the receiver holds the body's end, the next request
-		 * would be "ahead of a gap" forever: nobody resends the end. */
-		f->cur.num -= d;
-		f->next_seq = pk->seq;
-		d = 0;
-	}
-	if (d == 0) {
-		struct hs_ckpt *ck = &f->ck[f->ck_next & (HS_FLOW_CKPTS - 1)];
-
-		ck->seq = pk->seq;
-		ck->used = 1;
-		ck->st = f->cur;
-		f->ck_next = (f->ck_next + 1) & (HS_FLOW_CKPTS - 1);
-		sc->from = f->cur;
-		return 0;
-	}
-	if (d < 0) {
-		cnt->retransmits++;
-		sc->save = 1;
-#pragma unroll
-		for (i = 0; i < HS_FLOW_CKPTS; i++) {
-			if (f->ck[i].used && f->ck[i].seq == pk->seq) {
-				sc->from = f->ck[i].st;
-				/* Longer than before: its end is the new position. */
-				if ((__s32)(pk->seq + len - f->next_seq) > 0)
-					sc->save = 0;
-				return 0;
-			}
+	for (i = 0; i < HS_SEG_MAX_PIECES && r == HS_SEG_SCAN; i++) {
+		run_scan(ctx, sc, t, pk, opts, xdp);
+		add_scan_counts(cnt, &sc->s);
+		sc->csum_acc += sc->s.csum_acc;
+		phase = sc->s.st.phase;
+		if (phase == HS_PH_DROPPED)
+			return HS_SEG_DROP;
+		if (phase == HS_PH_HALT)
+			return HS_SEG_POLICY;
+		if (!sc->done) {
+			cnt->scan_incomplete++;
+			return HS_SEG_POLICY;
 		}
-		/* Older than every checkpoint (or cut differently): its first
-		 * bytes may be the middle of an internal field. */
-		hs_stream_resync(&sc->from);
-		return 0;
+		hs_scan_finish(&sc->s, &sc->got);
+		r = hs_seg_next(&sc->w, f, &sc->got);
 	}
-	cnt->out_of_order++;
-	return 3;
+	if (r == HS_SEG_SCAN) {
+		sc->w.why = HS_WHY_UNVERIFIED;
+		return HS_SEG_DROP;
+	}
+	return r;
 }
 
-/* After the scan: verdict, checksum, and the flow's new state. */
-static __always_inline enum hs_verdict conclude(void *ctx, const struct pkt *pk,
-						struct scratch *sc, struct hs_config *cfg,
-						struct hs_counters *cnt, const int xdp)
+/*
+ * The flow's part: find the segment's flow, scan its pieces, keep what it
+ * taught. Returns the verdict.
+ */
+static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
+					     const struct hs_trie *t, const struct pkt *pk,
+					     struct hs_config *cfg, struct hs_counters *cnt,
+					     const int xdp)
 {
-	__u8 phase = sc->s.st.phase;
+	__u32 len = pk->payload_end - pk->payload_off, win = 0;
+	__u8 opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 	struct hs_flow *f;
-	int untrack = 0;
+	int r;
 
-	add_scan_counts(cnt, &sc->s);
-	if (phase == HS_PH_NOT_HTTP) {
-		cnt->non_http++;
-		if (sc->fresh) {
-			/* A connection we know nothing about whose bytes do not
-			 * start a request: --untracked pass or drop. */
-			cnt->untracked++;
-			if (cfg->untracked == HS_POLICY_DROP) {
-				cnt->packets_dropped++;
-				return HS_VERDICT_DROP;
-			}
-			return HS_VERDICT_PASS;
+	if (pk->payload_off < HS_MAX_BUF)
+		win = (pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF) - pk->payload_off;
+	f = bpf_map_lookup_elem(&flows, &pk->key);
+	hs_seg_init(&sc->w, pk->seq, len, win, pk->tcp_flags);
+	r = hs_seg_begin(&sc->w, f, cfg->untracked);
+	if (r == HS_SEG_CREATE) {
+		/* BPF_ANY: a SYN starts the tuple's connection afresh. */
+		bpf_map_update_elem(&flows, &pk->key, &sc->w.fresh, BPF_ANY);
+		f = bpf_map_lookup_elem(&flows, &pk->key);
+		if (!f) {
+			cnt->scan_incomplete++;
+			return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 		}
-	} else if (sc->fresh && (sc->s.st.conn & HS_CN_UNTRACKED) && !sc->s.requests) {
-		/* The same payload, scanned line by line (--untracked scan):
-		 * it does not start a request either. */
-		cnt->non_http++;
-		cnt->untracked++;
+		r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	}
-	if (phase == HS_PH_DROPPED) {
+	if (len)
+		cnt->inspected++;
+	if (f)
+		r = scan_pieces(ctx, sc, f, t, pk, cnt, opts, r, xdp);
+	add_seg_counts(cnt, &sc->w);
+	if (r == HS_SEG_DROP) {
 		cnt->packets_dropped++;
 		return HS_VERDICT_DROP;
 	}
-	if (phase == HS_PH_HALT)
-		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS; /* drop: it halted */
-	if (!sc->done || (pk->payload_end > HS_MAX_BUF && hs_scan_in_block(&sc->s))) {
-		cnt->scan_incomplete++;
+	if (r == HS_SEG_POLICY) {
 		if (policy_drops(cfg, cnt))
 			return HS_VERDICT_DROP;
-		/* Passed anyway: the rest of the connection line by line. */
-		untrack = 1;
-	}
-	/* Any rewritten byte, not only a new match: the rest of a line whose
-	 * name was rewritten ahead in an earlier segment is masked here with
-	 * no count of its own. Every rewrite adds to csum_acc. */
-	if (sc->s.csum_acc) {
-		if (ctx_csum_apply(ctx, &sc->s, pk->csum_off, xdp)) {
-			cnt->scan_incomplete++;
-			cnt->packets_dropped++;
-			return HS_VERDICT_DROP; /* never send a masked packet with a bad checksum */
-		}
-		cnt->packets_modified++;
-	}
-	if (pk->tcp_flags & (TCP_FL_FIN | TCP_FL_RST)) {
-		if (!bpf_map_delete_elem(&flows, &pk->key))
-			cnt->flows_closed++;
+		/* Passed as it is: when it reached past what the flow knew,
+		 * what it held there cannot be known, so the rest of the
+		 * connection goes line by line. (Bytes ahead of a gap are
+		 * left alone: the gap's own bytes come in order later.) */
+		if (f && !hs_seq_lt(f->next_seq, sc->w.seq) &&
+		    hs_seq_lt(f->next_seq, sc->w.seq + len))
+			hs_flow_init(f, sc->w.seq + len, 1);
 		return HS_VERDICT_PASS;
 	}
-	if (sc->save)
-		return HS_VERDICT_PASS;
-	f = bpf_map_lookup_elem(&flows, &pk->key);
-	if (f) {
-		hs_scan_finish(&sc->s, &f->cur);
-		if (untrack)
-			hs_stream_untrack(&f->cur);
-		f->next_seq = pk->seq + (pk->payload_end - pk->payload_off);
-	}
+	if (sc->w.op & HS_OP_DELETE)
+		bpf_map_delete_elem(&flows, &pk->key);
 	return HS_VERDICT_PASS;
 }
 
@@ -311,9 +300,10 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	struct hs_config *cfg;
 	const struct hs_trie *t;
 	struct scratch *sc;
-	struct pkt pk = {};
-	__u32 key = 0, slot, len, sk = xdp ? 0 : 1;
-	__u8 opts;
+	struct pkt *pk;
+	__u32 key = 0, slot, len, sk = xdp ? 0 : 1, big = 0;
+	enum norm_csum csum;
+	enum hs_verdict v;
 	int r;
 
 	cnt = bpf_map_lookup_elem(&counters, &key);
@@ -322,41 +312,74 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	if (!cnt || !cfg || !sc)
 		return HS_VERDICT_PASS;
 	cnt->packets++;
-
-	r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), &pk);
-	if (r == PARSE_TRUNC && !xdp) {
-		/* Headers may sit partly outside the skb's linear head. */
-		len = ctx_len(ctx, xdp);
-		if (ctx_linearize(ctx, len < 512 ? len : 512, xdp) == 0)
-			r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), &pk);
-	}
-	if (r == PARSE_FRAG)
-		cnt->fragments++;
-	if (r == PARSE_TRUNC)
-		cnt->truncated++;
-	if (r != PARSE_OK)
-		return HS_VERDICT_PASS;
-	if (!port_inspected(cfg, pk.dport)) {
-		if ((pk.tcp_flags & TCP_FL_RST) && port_inspected(cfg, pk.sport))
-			track_reverse_rst(&pk, cnt);
-		return HS_VERDICT_PASS;
-	}
-	if (pk.payload_end <= pk.payload_off) {
-		track_control(&pk, sc, cnt);
-		return HS_VERDICT_PASS;
-	}
-	cnt->inspected++;
+	pk = &sc->pk;
+	__builtin_memset(pk, 0, sizeof(*pk));
 
 	len = ctx_len(ctx, xdp);
-	if (pk.payload_end > len) {
+	/* A GRO or GSO skb may leave its IP length to the packet (BIG TCP). */
+	if (!xdp && ((struct __sk_buff *)ctx)->gso_size)
+		big = len;
+	r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), pk, big);
+	if (r == PARSE_TRUNC && !xdp) {
+		/* Headers may sit partly outside the skb's linear head. */
+		if (ctx_linearize(ctx, len < 512 ? len : 512, xdp) == 0)
+			r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), pk, big);
+	}
+	if (r == PARSE_OTHER)
+		return HS_VERDICT_PASS;
+	if (r == PARSE_TRUNC) {
+		/* The stack drops it: passed, it changes nothing. */
+		cnt->truncated++;
+		return HS_VERDICT_PASS;
+	}
+	if (r == PARSE_FRAG || r == PARSE_OPAQUE) {
+		/* The stack puts fragments together, and follows longer IPv6
+		 * header chains than we do: what they carry to an inspected
+		 * port (or a port we cannot see) cannot be scanned here. */
+		if (r == PARSE_FRAG)
+			cnt->fragments++;
+		else
+			cnt->malformed++;
+		if (r == PARSE_FRAG && pk->frag_port && !port_inspected(cfg, pk->dport))
+			return HS_VERDICT_PASS;
+		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+	}
+	if (!port_inspected(cfg, pk->dport))
+		return HS_VERDICT_PASS;
+	if (pk->payload_end > len) {
 		/* The IP length claims bytes the packet does not have: the
 		 * stack drops such packets; we leave them alone. */
 		cnt->truncated++;
 		return HS_VERDICT_PASS;
 	}
-	if (ctx_linearize(ctx, pk.payload_end < HS_MAX_BUF ? pk.payload_end : HS_MAX_BUF, xdp)) {
+	if (ctx_linearize(ctx, pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF, xdp)) {
 		cnt->scan_incomplete++;
 		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+	}
+
+	/* The normaliser (normalize.h): what the stack would drop changes
+	 * nothing here; urgent data stays in the stream. */
+	if (!pk->ipv6 && norm_ip4_csum(ctx, pk, xdp)) {
+		cnt->bad_checksum++;
+		cnt->packets_dropped++;
+		return HS_VERDICT_DROP;
+	}
+	csum = norm_tcp_csum(ctx, pk, xdp);
+	if (csum == NORM_CSUM_BAD) {
+		cnt->bad_checksum++;
+		cnt->packets_dropped++;
+		return HS_VERDICT_DROP;
+	}
+	if (csum == NORM_CSUM_OFFLOAD)
+		cnt->csum_unchecked++;
+	sc->csum_acc = 0;
+	if (pk->tcp_flags & HS_TCP_URG) {
+		cnt->urgent_cleared++;
+		if (cfg->urgent == HS_URGENT_DROP || norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
+			cnt->packets_dropped++;
+			return HS_VERDICT_DROP;
+		}
+		pk->tcp_flags &= ~HS_TCP_URG;
 	}
 
 	/* One slot per packet: an update never shows a packet two lists. */
@@ -365,17 +388,20 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	if (!t)
 		return HS_VERDICT_PASS;
 
-	r = locate(&pk, sc, cnt);
-	if (r == 2)
-		return HS_VERDICT_PASS;
-	if (r == 3)
-		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
-
-	opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
-	if (sc->fresh && cfg->untracked == HS_POLICY_SCAN)
-		opts |= HS_OPT_UNTRACKED;
-	run_scan(ctx, sc, t, &pk, opts, xdp);
-	return conclude(ctx, &pk, sc, cfg, cnt, xdp);
+	v = track(ctx, sc, t, pk, cfg, cnt, xdp);
+	if (v == HS_VERDICT_DROP || !sc->csum_acc)
+		return v;
+	/* Any rewritten byte, header or payload: every rewrite adds to
+	 * csum_acc. A checksum left to offload stays as it is. */
+	if (csum != NORM_CSUM_OFFLOAD || !xdp) {
+		if (ctx_csum_apply(ctx, sc->csum_acc, pk->csum_off, xdp)) {
+			cnt->scan_incomplete++;
+			cnt->packets_dropped++;
+			return HS_VERDICT_DROP; /* never send a masked packet with a bad checksum */
+		}
+	}
+	cnt->packets_modified++;
+	return HS_VERDICT_PASS;
 }
 
 SEC("xdp")

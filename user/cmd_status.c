@@ -481,10 +481,14 @@ static const struct {
 	{ "packets_modified", "Packets that left with masked bytes." },
 	{ "packets_dropped", "Packets dropped, by a drop rule or by the on-error policy." },
 	{ "non_http", "Inspected payloads that do not start an HTTP/1.x request." },
-	{ "fragments", "IP fragments, passed without inspection." },
+	{ "fragments",
+	  "IP fragments of TCP: passed when they are not to an inspected port, else the "
+	  "on-error policy decided." },
 	{ "scan_incomplete",
 	  "Payloads that could not be scanned to the end (the on-error policy applied)." },
-	{ "truncated", "Packets with malformed or truncated L2-L4 headers, passed." },
+	{ "truncated",
+	  "Packets with malformed or truncated L2-L4 headers, which the stack drops: passed "
+	  "unchanged." },
 	{ "split_names", "Header names split over two segments, rewritten ahead in the first." },
 	{ "framing_conflict", "Requests whose body framing servers could read two ways." },
 	{ "framing_invalid", "Content-Length values that are not numbers." },
@@ -493,11 +497,36 @@ static const struct {
 	{ "flows_closed", "Tracked connections seen to end (FIN or RST)." },
 	{ "untracked",
 	  "Segments of connections without state (older than the attach, or evicted)." },
-	{ "retransmits", "Segments scanned again from a checkpoint (retransmissions)." },
-	{ "out_of_order", "Segments ahead of a gap in a header block." },
+	{ "retransmits", "Segments that overlap bytes already passed (retransmissions)." },
+	{ "out_of_order", "Segments ahead of a gap outside a body (the on-error policy applied)." },
+	{ "headers_removed", "Proxy mode: header field lines taken out of sent data." },
+	{ "bytes_removed", "Proxy mode: bytes taken out of sent data." },
+	{ "conns_preexisting", "Proxy mode: connections open before the attach, left alone." },
 	{ "fastopen_unfiltered",
 	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "
 	  "sk_msg program could see them." },
+	{ "urgent_cleared",
+	  "Segments with URG set: URG and the urgent pointer cleared (or the segment dropped, "
+	  "--urgent drop)." },
+	{ "bad_checksum", "Segments with a wrong IPv4 header or TCP checksum: dropped." },
+	{ "csum_unchecked",
+	  "Segments whose TCP checksum was left to offload (the pseudo header's sum only): "
+	  "not checked." },
+	{ "retransmit_mismatch",
+	  "Retransmissions that would be read another way than the bytes first passed: "
+	  "dropped." },
+	{ "retransmit_unverified",
+	  "Retransmissions that start or end where no scan state is kept: dropped." },
+	{ "rst_ignored",
+	  "RSTs not at the next expected byte: the stack keeps the connection, and so does "
+	  "hdrstrip." },
+	{ "syn_in_flow", "SYNs inside a tracked connection: its state kept." },
+	{ "oversize",
+	  "Payloads longer than the scan window and not all body (the on-error policy "
+	  "applied)." },
+	{ "malformed",
+	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows (the "
+	  "on-error policy applied)." },
 };
 
 static const char *help_for(const char *name)

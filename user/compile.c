@@ -165,6 +165,53 @@ static int set_summaries(struct hs_trie *t)
 	return 0;
 }
 
+/*
+ * The filler name a masked line takes (hs_trie.fill). A masked line reaches
+ * the server with a cut of it (its first 1 to 10 bytes) for a name, so no
+ * cut may be a listed name, nor match a prefix rule: "x-hdrstrip" unless
+ * the list names "x", "x-", "x-*" or the like, then another first byte, or
+ * first two.
+ */
+static int filler_ok(const struct hs_trie *t, const char *name)
+{
+	__u32 s = HS_TRIE_ROOT;
+
+	for (int k = 0; k < HS_FILL_NAME_LEN; k++) {
+		s = hs_trie_step(t, s, (unsigned char)name[k]);
+		if (s == HS_TRIE_DEAD)
+			return 1;
+		if (hs_trie_result(t, s))
+			return 0;
+	}
+	return 1;
+}
+
+static int choose_fill(struct hs_trie *t)
+{
+	/* Letters first, then the other token bytes. */
+	static const char order[] = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~";
+	char name[HS_FILL_NAME_LEN + 1] = "x-hdrstrip";
+	int found = 0;
+
+	for (size_t i = 0; order[i] && !found; i++) {
+		name[0] = order[i];
+		found = filler_ok(t, name);
+	}
+	for (size_t i = 0; order[i] && !found; i++) {
+		for (size_t j = 0; order[j] && !found; j++) {
+			name[0] = order[i];
+			name[1] = order[j];
+			found = filler_ok(t, name);
+		}
+	}
+	if (!found)
+		return -1;
+	memcpy(&t->fill[0], name, 8);
+	t->fill[1] = (__u64)(unsigned char)name[8] | (__u64)(unsigned char)name[9] << 8 |
+		     0x78787878203a0000ULL; /* ": xxxx" */
+	return 0;
+}
+
 int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats *st,
 	       struct hs_err *err)
 {
@@ -275,6 +322,14 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 			for (c = 0; c < HS_MAX_SYMS; c++)
 				t->root2[i * HS_MAX_SYMS + c] = hs_trie_step(t, s1, rep[c]);
 		}
+	}
+	if (choose_fill(t)) {
+		/* Cannot happen: 1024 names cannot close every pair of first
+		 * bytes (about 2,500 of them). */
+		snprintf(err->msg, sizeof(err->msg), "no filler name fits the list");
+		err->bad_input = 1;
+		r = -EINVAL;
+		goto out;
 	}
 	if (st) {
 		st->names = l->n;

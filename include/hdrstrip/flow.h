@@ -1,8 +1,33 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * Per-connection state: where in the request stream each inspected TCP
- * connection is, so requests split over segments, pipelined or kept alive
- * are scanned as one stream. Kept in an LRU hash per program.
+ * Per-connection state, and the rules that keep it true to what the
+ * receiving TCP stack delivers to the application. Plain C shared by the
+ * BPF datapath and the host's tests and fuzzers: the caller owns the flow
+ * table and the scan loop, these functions decide.
+ *
+ * A flow knows the scanner's state at next_seq (the byte after everything
+ * it passed in order) and at the starts of the last HS_FLOW_CKPTS segments
+ * it passed: its "boundaries". Linux keeps the first copy of the bytes it
+ * has and takes only the new tail of an overlapping segment, queues data
+ * ahead of a gap, and may drop any segment hdrstrip passed (a window, a
+ * timestamp or an ACK it rejects). Whatever copies of a range of bytes the
+ * application ends up reading, each was scanned from the right state if:
+ *
+ *  - a segment is scanned only from a position whose state is known: a
+ *    boundary, or a byte inside a body of known length after one (body
+ *    bytes are never read, so the state there depends on their count only);
+ *  - a segment that overlaps what was passed is scanned in pieces cut at
+ *    every boundary it crosses (the cuts of the first copies, so the same
+ *    bytes are rewritten the same way), and at each cut the state it
+ *    reached must be the one known there: the stream can switch from one
+ *    copy to another only at a cut, and both copies agree there;
+ *  - such a segment ends at a known position or beyond next_seq: the first
+ *    copies' state inside a piece they passed whole is not known.
+ *
+ * Anything else is dropped (TCP resends it) or left to the on-error policy,
+ * and counted. The scanner's bytes are the same whichever copy the stack
+ * kept; only where a segment would be read differently does it matter, and
+ * that is exactly a state that differs at a cut.
  */
 #ifndef HDRSTRIP_FLOW_H
 #define HDRSTRIP_FLOW_H
@@ -11,10 +36,17 @@
 #include "scan.h"
 
 #define HS_MAP_FLOWS "flows"
-/* Checkpoints: the state before each of the last few segments, so that a
- * retransmission of any of them is rewritten exactly as the original. */
-#define HS_FLOW_CKPTS 4
+/* Boundaries kept per flow, besides next_seq (a power of two). */
+#define HS_FLOW_CKPTS 8
 #define HS_FLOWS_DEFAULT 32768
+
+/* TCP flags, as in the header's 14th byte. */
+#define HS_TCP_FIN 0x01
+#define HS_TCP_SYN 0x02
+#define HS_TCP_RST 0x04
+#define HS_TCP_PSH 0x08
+#define HS_TCP_ACK 0x10
+#define HS_TCP_URG 0x20
 
 /* The sending side's 4-tuple (client -> server). */
 struct hs_flow_key {
@@ -26,20 +58,400 @@ struct hs_flow_key {
 };
 
 struct hs_ckpt {
-	__u32 seq; /* sequence number of the segment's first byte */
+	__u32 seq; /* a segment's first byte */
 	__u32 used;
-	struct hs_stream st; /* the state before it */
+	struct hs_stream st; /* the state there */
 };
+
+/* hs_flow.fl */
+#define HS_FL_STARTED 0x01 /* data was taken in order: a SYN is no retransmission */
+#define HS_FL_SYN_PENDING 0x02 /* a SYN came inside the connection (syn_isn) */
 
 struct hs_flow {
 	__u32 next_seq; /* sequence number of the next byte in order */
+	__u32 syn_isn; /* HS_FL_SYN_PENDING: that SYN's sequence number */
 	__u8 ck_next; /* next checkpoint slot to fill */
-	__u8 reserved[3];
+	__u8 fl; /* HS_FL_* */
+	__u8 reserved[6];
 	struct hs_stream cur; /* the state at next_seq */
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };
 
 _Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key layout");
-_Static_assert(sizeof(struct hs_flow) == 8 + 40 + HS_FLOW_CKPTS * 48, "hs_flow layout");
+_Static_assert(sizeof(struct hs_ckpt) == 48, "hs_ckpt layout");
+_Static_assert(sizeof(struct hs_flow) == 16 + 40 + HS_FLOW_CKPTS * 48, "hs_flow layout");
+_Static_assert((HS_FLOW_CKPTS & (HS_FLOW_CKPTS - 1)) == 0, "checkpoints: a power of two");
+
+/* What a segment gets (hs_seg_begin(), hs_seg_next()). */
+enum hs_seg {
+	HS_SEG_PASS = 0, /* as it is (with what its pieces rewrote) */
+	HS_SEG_SCAN, /* scan payload [off, end) from hs_segwork.from, then hs_seg_next() */
+	HS_SEG_DROP, /* dropped: hs_segwork.why */
+	HS_SEG_POLICY, /* the on-error policy decides: hs_segwork.why */
+	HS_SEG_CREATE, /* put hs_segwork.fresh in the table, then hs_seg_begin() again */
+};
+
+/* Why a segment is dropped or left to the policy: one counter each. */
+enum hs_why {
+	HS_WHY_NONE = 0,
+	HS_WHY_MISMATCH, /* retransmit_mismatch: a copy read another way at a cut */
+	HS_WHY_UNVERIFIED, /* retransmit_unverified: starts or ends where no state is known */
+	HS_WHY_OUT_OF_ORDER, /* out_of_order: ahead of a gap outside a body */
+	HS_WHY_OVERSIZE, /* oversize: more payload than the scan window, not all body */
+	HS_WHY_SYN_DATA, /* syn_in_flow: data on a SYN inside a connection */
+	HS_WHY_NO_ACK, /* malformed: data without ACK, which Linux discards */
+	HS_WHY_UNTRACKED, /* untracked: no state, --untracked drop */
+	HS_WHY_MAX
+};
+
+/* hs_segwork.ev: what happened, one counter each. */
+#define HS_EV_FLOW_NEW 0x01 /* flows_new */
+#define HS_EV_FLOW_CLOSED 0x02 /* flows_closed */
+#define HS_EV_RST_IGNORED 0x04 /* rst_ignored */
+#define HS_EV_SYN_IN_FLOW 0x08 /* syn_in_flow */
+#define HS_EV_RETRANSMIT 0x10 /* retransmits */
+#define HS_EV_UNTRACKED 0x20 /* untracked: a segment of a connection without state */
+
+/* hs_segwork.op: what the caller does to the flow table once passed. */
+#define HS_OP_DELETE 0x1
+
+/* --untracked, as hs_seg_begin() takes it (enum hs_policy in maps.h). */
+#define HS_UNTRACKED_DROP 0
+#define HS_UNTRACKED_PASS 1
+#define HS_UNTRACKED_SCAN 2
+
+/* One segment's work: kept by the caller (a per-CPU scratch map in BPF). */
+struct hs_segwork {
+	struct hs_stream from; /* the current piece's state at its start */
+	struct hs_stream expect; /* ... and the state its end must reach (check) */
+	struct hs_flow fresh; /* HS_SEG_CREATE: the new flow */
+	__u32 hdr_seq; /* the segment's sequence number, as in its header */
+	__u32 seq; /* sequence number of the first payload byte */
+	__u32 len; /* payload bytes */
+	__u32 win; /* payload bytes the scanner can reach (<= len) */
+	__u32 pos; /* sequence number of the current piece's start */
+	__u32 off; /* the piece: payload offsets [off, end) */
+	__u32 end;
+	__u8 flags; /* the segment's TCP flags */
+	__u8 check; /* compare the piece's end state with expect */
+	__u8 commit; /* the piece is new data: the flow advances past it */
+	__u8 why; /* enum hs_why */
+	__u8 ev; /* HS_EV_* */
+	__u8 op; /* HS_OP_* */
+	__u8 pieces; /* pieces handed out so far */
+	__u8 reserved[5];
+};
+
+/* Pieces one segment can take: one per boundary it crosses, and the new
+ * bytes after next_seq. */
+#define HS_SEG_MAX_PIECES (HS_FLOW_CKPTS + 2)
+
+HS_INLINE int hs_seq_lt(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+HS_INLINE int hs_stream_eq(const struct hs_stream *a, const struct hs_stream *b)
+{
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
+}
+
+/* A flow that starts at @seq, with state @st. */
+HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
+{
+	__builtin_memset(f, 0, sizeof(*f));
+	f->next_seq = seq;
+	if (untracked)
+		hs_stream_untrack(&f->cur);
+	else
+		hs_stream_init(&f->cur);
+}
+
+/*
+ * The state at sequence number @p: the nearest boundary at or before it, if
+ * @p is that boundary or lies inside a body of known length that starts
+ * there. Returns 1 with *@st, or 0 when it is not known.
+ */
+HS_INLINE int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream *st)
+{
+	const struct hs_stream *src = &f->cur;
+	__u32 best = p - f->next_seq, d;
+	int found = (__s32)best >= 0, i;
+
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < HS_FLOW_CKPTS; i++) {
+		d = p - f->ck[i].seq;
+		if (f->ck[i].used && (__s32)d >= 0 && (!found || d < best)) {
+			best = d;
+			src = &f->ck[i].st;
+			found = 1;
+		}
+	}
+	if (!found)
+		return 0;
+	if (best && (src->phase != HS_PH_BODY || best >= src->num))
+		return 0;
+	*st = *src;
+	st->num -= best;
+	return 1;
+}
+
+/* The first boundary after @pos, or @e if none comes before it. */
+HS_INLINE __u32 hs_flow_next_cut(const struct hs_flow *f, __u32 pos, __u32 e)
+{
+	__u32 best = e - pos, d;
+	int i;
+
+	d = f->next_seq - pos;
+	if ((__s32)d > 0 && d < best)
+		best = d;
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < HS_FLOW_CKPTS; i++) {
+		d = f->ck[i].seq - pos;
+		if (f->ck[i].used && (__s32)d > 0 && d < best)
+			best = d;
+	}
+	return pos + best;
+}
+
+/* Remember the state at next_seq before the flow moves past it, unless a
+ * body that starts at the last boundary already says what it is. */
+HS_INLINE void hs_flow_push(struct hs_flow *f)
+{
+	struct hs_ckpt *last = &f->ck[(f->ck_next - 1) & (HS_FLOW_CKPTS - 1)];
+	struct hs_ckpt *ck = &f->ck[f->ck_next & (HS_FLOW_CKPTS - 1)];
+	__u32 d = f->next_seq - last->seq;
+
+	if (last->used && last->st.phase == HS_PH_BODY && f->cur.phase == HS_PH_BODY &&
+	    (__s32)d > 0 && d < last->st.num && f->cur.num == last->st.num - d &&
+	    f->cur.cl == last->st.cl && f->cur.req == last->st.req && f->cur.conn == last->st.conn)
+		return;
+	ck->seq = f->next_seq;
+	ck->used = 1;
+	ck->st = f->cur;
+	f->ck_next = (f->ck_next + 1) & (HS_FLOW_CKPTS - 1);
+}
+
+/* Set up the piece that starts at w->pos (whose state is in w->from). */
+HS_INLINE int hs_seg_piece(struct hs_segwork *w, const struct hs_flow *f)
+{
+	__u32 e = w->seq + w->len, b;
+
+	w->pieces++;
+	w->off = w->pos - w->seq;
+	if (!hs_seq_lt(w->pos, f->next_seq)) {
+		/* New bytes (or bytes ahead of a gap in a body): the rest of
+		 * the segment, after which the flow moves on. */
+		w->end = w->win;
+		w->check = 0;
+		w->commit = 1;
+		return HS_SEG_SCAN;
+	}
+	b = hs_flow_next_cut(f, w->pos, e);
+	w->end = b - w->seq;
+	w->commit = 0;
+	w->check = 1;
+	/* Every cut is a boundary, and the segment's end was checked. */
+	if (!hs_flow_known(f, b, &w->expect)) {
+		w->why = HS_WHY_UNVERIFIED;
+		return HS_SEG_DROP;
+	}
+	return HS_SEG_SCAN;
+}
+
+/* Payload bytes past the scanner's window: only a body may hold them. */
+HS_INLINE int hs_seg_rest_is_body(struct hs_stream *st, __u32 rest)
+{
+	if (!rest)
+		return 1;
+	if (st->phase != HS_PH_BODY || st->num <= rest)
+		return 0;
+	st->num -= rest;
+	return 1;
+}
+
+/* A segment: @seq as in its TCP header, @len payload bytes of which the
+ * scanner reaches @win, TCP @flags. */
+HS_INLINE void hs_seg_init(struct hs_segwork *w, __u32 seq, __u32 len, __u32 win, __u8 flags)
+{
+	w->hdr_seq = seq;
+	w->len = len;
+	w->win = win < len ? win : len;
+	w->flags = flags;
+	w->ev = 0;
+}
+
+/*
+ * The segment of hs_seg_init(), with @f its connection's flow or NULL and
+ * @untracked the --untracked policy (HS_UNTRACKED_*). The header checks
+ * (checksums, lengths, options, urgent data) come first, in the datapath.
+ * In BPF this and hs_seg_next() are functions of their own (HS_SUBPROG),
+ * which the verifier checks once rather than at every piece.
+ */
+HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untracked)
+{
+	__u32 d, seq, len;
+	__u8 flags;
+
+	if (!w)
+		return HS_SEG_PASS;
+	seq = w->hdr_seq;
+	len = w->len;
+	flags = w->flags;
+	w->why = HS_WHY_NONE;
+	w->op = 0;
+	w->pieces = 0;
+	w->check = 0;
+	w->commit = 0;
+	w->seq = seq;
+	if (flags & HS_TCP_RST) {
+		/* RFC 5961: Linux resets the connection only for a RST at
+		 * exactly the next byte; others get a challenge ACK. Its
+		 * payload is never data. */
+		if (f && seq == f->next_seq) {
+			w->op = HS_OP_DELETE;
+			w->ev |= HS_EV_FLOW_CLOSED;
+		} else if (f) {
+			w->ev |= HS_EV_RST_IGNORED;
+		}
+		return HS_SEG_PASS;
+	}
+	if (flags & HS_TCP_SYN) {
+		/* The data of a SYN (TCP Fast Open) starts after it. */
+		w->seq = seq + 1;
+		if (!f) {
+			hs_flow_init(&w->fresh, seq + 1, 0);
+			w->ev |= HS_EV_FLOW_NEW;
+			return HS_SEG_CREATE;
+		}
+		if (f->next_seq != seq + 1 || (f->fl & HS_FL_STARTED)) {
+			/* Inside a connection: Linux answers with a challenge
+			 * ACK and keeps the connection; the SYN's data is never
+			 * read there. Should the connection be gone and this a
+			 * new one, its data will show it (below). */
+			w->ev |= HS_EV_SYN_IN_FLOW;
+			f->fl |= HS_FL_SYN_PENDING;
+			f->syn_isn = seq;
+			if (len) {
+				w->why = HS_WHY_SYN_DATA;
+				return HS_SEG_DROP;
+			}
+			return HS_SEG_PASS;
+		}
+		/* The same SYN again: on as for the first. */
+	} else if (!len) {
+		if (f && (flags & HS_TCP_FIN) && seq == f->next_seq) {
+			w->op = HS_OP_DELETE;
+			w->ev |= HS_EV_FLOW_CLOSED;
+		}
+		return HS_SEG_PASS;
+	} else if (!(flags & HS_TCP_ACK)) {
+		w->why = HS_WHY_NO_ACK;
+		return HS_SEG_DROP;
+	} else if (!f) {
+		/* Opened before the attach, or evicted: nothing is known of
+		 * where the stream is, so no framing is trusted and every line
+		 * is checked (--untracked scan), or the policy decides. */
+		w->ev |= HS_EV_UNTRACKED;
+		if (untracked == HS_UNTRACKED_PASS)
+			return HS_SEG_PASS;
+		if (untracked != HS_UNTRACKED_SCAN) {
+			w->why = HS_WHY_UNTRACKED;
+			return HS_SEG_DROP;
+		}
+		hs_flow_init(&w->fresh, seq, 1);
+		return HS_SEG_CREATE;
+	} else if ((f->fl & HS_FL_SYN_PENDING) && seq == f->syn_isn + 1) {
+		/* Data where the SYN seen inside the connection would start
+		 * one: a new connection, or the old one's bytes placed there.
+		 * Checking every line without framing is right for both. */
+		hs_flow_init(f, seq, 1);
+		w->ev |= HS_EV_UNTRACKED;
+	}
+	if (!len)
+		return HS_SEG_PASS;
+	w->pos = w->seq;
+	d = w->seq - f->next_seq;
+	if (!d) {
+		w->from = f->cur;
+		return hs_seg_piece(w, f);
+	}
+	if ((__s32)d > 0) {
+		/* Ahead of a gap: known only inside a body of known length. */
+		if (f->cur.phase == HS_PH_BODY && d < f->cur.num) {
+			if ((__u64)d + len <= f->cur.num)
+				return HS_SEG_PASS; /* all body; the flow stays */
+			hs_flow_known(f, w->seq, &w->from);
+			return hs_seg_piece(w, f);
+		}
+		w->why = HS_WHY_OUT_OF_ORDER;
+		return HS_SEG_POLICY;
+	}
+	/* Overlaps what was passed. */
+	w->ev |= HS_EV_RETRANSMIT;
+	if (w->win < len) {
+		w->why = HS_WHY_OVERSIZE;
+		return HS_SEG_POLICY;
+	}
+	if (!hs_flow_known(f, w->seq, &w->from) ||
+	    (hs_seq_lt(w->seq + len, f->next_seq) && !hs_flow_known(f, w->seq + len, &w->expect))) {
+		w->why = HS_WHY_UNVERIFIED;
+		return HS_SEG_DROP;
+	}
+	return hs_seg_piece(w, f);
+}
+
+/*
+ * The current piece was scanned to its end (a drop rule, ambiguous framing
+ * or a scan cut short are the caller's to handle first): @got is the state
+ * it reached (hs_scan_finish()). Returns the next step.
+ */
+HS_SUBPROG int hs_seg_next(struct hs_segwork *w, struct hs_flow *f, struct hs_stream *got)
+{
+	__u32 e;
+
+	if (!w || !f || !got)
+		return HS_SEG_PASS;
+	e = w->seq + w->len;
+
+	if (w->check) {
+		if (!hs_stream_eq(got, &w->expect)) {
+			w->why = HS_WHY_MISMATCH;
+			return HS_SEG_DROP;
+		}
+		w->pos = w->seq + w->end;
+		if (w->pos == e)
+			return HS_SEG_PASS; /* all of it was passed before */
+		if (w->pos == f->next_seq)
+			w->from = f->cur;
+		else
+			w->from = w->expect;
+		if (w->pieces >= HS_SEG_MAX_PIECES) {
+			w->why = HS_WHY_UNVERIFIED;
+			return HS_SEG_DROP;
+		}
+		return hs_seg_piece(w, f);
+	}
+	if (!hs_seg_rest_is_body(got, w->len - w->win)) {
+		w->why = HS_WHY_OVERSIZE;
+		return HS_SEG_POLICY;
+	}
+	hs_flow_push(f);
+	f->cur = *got;
+	f->next_seq = e;
+	f->fl |= HS_FL_STARTED;
+	if (w->flags & HS_TCP_FIN) {
+		/* The FIN right after the data: the stream is over. */
+		w->op = HS_OP_DELETE;
+		w->ev |= HS_EV_FLOW_CLOSED;
+	}
+	return HS_SEG_PASS;
+}
 
 #endif /* HDRSTRIP_FLOW_H */

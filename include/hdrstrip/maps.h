@@ -20,6 +20,13 @@
 /* Two trie slots: the loader writes the idle one, then flips config. */
 #define HS_TRIE_SLOTS 2
 
+/* --urgent: what to do with a segment to an inspected port that has URG. */
+enum hs_urgent {
+	HS_URGENT_CLEAR = 0, /* clear URG and the urgent pointer: the byte stays in the stream */
+	HS_URGENT_DROP = 1,
+	HS_URGENT_MAX
+};
+
 /* What to do when a packet cannot be fully inspected. */
 enum hs_policy {
 	HS_POLICY_DROP = 0,
@@ -40,7 +47,7 @@ struct hs_config {
 	__u8 on_error; /* enum hs_policy: drop or pass */
 	__u8 untracked; /* enum hs_policy: scan, pass or drop */
 	__u8 qdisc_created; /* the loader created this device's clsact qdisc */
-	__u8 reserved0;
+	__u8 urgent; /* enum hs_urgent */
 	__u32 n_names; /* names in the active list */
 	__u32 ifindex; /* the interface this state belongs to */
 	__u32 flows; /* capacity of each program's flow table */
@@ -86,6 +93,16 @@ struct hs_counters {
 	__u64 bytes_removed; /* ... and their bytes */
 	__u64 conns_preexisting; /* connections older than the attach, left alone */
 	__u64 fastopen_unfiltered; /* connections whose first bytes left with TCP Fast Open, unseen */
+	/* The normaliser (bpf/normalize.h, include/hdrstrip/flow.h). */
+	__u64 urgent_cleared; /* segments with URG: cleared (or dropped, --urgent drop) */
+	__u64 bad_checksum; /* segments with a wrong IPv4 or TCP checksum: dropped */
+	__u64 csum_unchecked; /* TCP checksums left to offload (pseudo header only): not checked */
+	__u64 retransmit_mismatch; /* overlapping copies read another way than the first: dropped */
+	__u64 retransmit_unverified; /* overlapping copies cut where no state is known: dropped */
+	__u64 rst_ignored; /* RSTs not at the next byte: the stack keeps the connection, so do we */
+	__u64 syn_in_flow; /* SYNs inside a tracked connection: its state kept */
+	__u64 oversize; /* payloads past the scan window, not all body: the on-error policy */
+	__u64 malformed; /* data without ACK, IPv6 chains we cannot follow: dropped or the policy */
 };
 
 #define HS_COUNTER_NAMES                                                                           \
@@ -94,7 +111,9 @@ struct hs_counters {
 		"scan_incomplete", "truncated", "split_names", "framing_conflict",                 \
 		"framing_invalid", "desync", "flows_new", "flows_closed", "untracked",             \
 		"retransmits", "out_of_order", "headers_removed", "bytes_removed",                 \
-		"conns_preexisting", "fastopen_unfiltered"
+		"conns_preexisting", "fastopen_unfiltered", "urgent_cleared", "bad_checksum",      \
+		"csum_unchecked", "retransmit_mismatch", "retransmit_unverified", "rst_ignored",   \
+		"syn_in_flow", "oversize", "malformed"
 
 #define HS_N_COUNTERS (sizeof(struct hs_counters) / sizeof(__u64))
 

@@ -18,26 +18,35 @@
  *  - a line that starts with SP or HTAB continues the previous field
  *    (obs-fold) and shares its fate, and is also checked on its own;
  *  - the request line accepts what Python accepts (any of the bytes above
- *    between words, HTTP/0.9's two words).
+ *    between words, HTTP/0.9's two words); a first line that is no such
+ *    request line is checked line by line with the rest of the connection,
+ *    unless it is certainly another protocol (a TLS record, the HTTP/2
+ *    preface), which no HTTP/1.x server reads on;
+ *  - a line that is a name and nothing else (no colon) is a field with an
+ *    empty value to nginx: a listed one is masked too.
  * The header block ends only where every such parser agrees it ends: an
  * empty line terminated by LF whose previous line end had an LF too. Where
- * parsers disagree, scanning goes on: masking more is safe, less is not.
+ * parsers disagree, scanning goes on (masking more is safe, less is not),
+ * and the request's framing is ambiguous: an empty line that some parser
+ * ends the block at (node's lenient parser: LF CR and another byte) would
+ * start its body earlier.
  *
  * Requests follow each other by HTTP/1.1 framing: Content-Length bytes of
  * body, or chunks (whose trailer fields are scanned like headers), or none.
  * Framing that servers could read two ways (two lengths, a length and
  * chunked, a bad chunk size, a framing field with odd bytes around its
- * name) stops the scan in HS_PH_HALT for the caller's policy. After CONNECT
- * or an Upgrade, and after bytes that do not start a request where one
- * should start, the connection is scanned line by line with no framing
- * (untracked mode): every line that looks like an internal field is masked.
- * So is a connection first seen mid-way (HS_OPT_UNTRACKED) whose first
- * buffer ends before its first line does: that line may be a request line
- * or a field line, and its bytes cannot be changed once sent.
+ * name, an ambiguous end of the block) stops the scan in HS_PH_HALT for the
+ * caller's policy. After CONNECT or an Upgrade, and after bytes that do not
+ * start a request where one should start, the connection is scanned line
+ * by line with no framing (untracked mode): every line that looks like an
+ * internal field is masked. So is a connection first seen mid-way
+ * (hs_stream_untrack() from its first byte: flow.h).
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
- * "x-hdrstrip" (cut to fit) ':' ' ' and then 'x' bytes; continuation lines
+ * the list's filler name (hs_trie.fill: "x-hdrstrip", or another first
+ * byte where the list names some "x..." field, so that no cut of it is a
+ * listed name) cut to fit, ':' ' ' and then 'x' bytes; continuation lines
  * of a masked field keep their leading SP/HTAB and become 'x' bytes. The
  * result is a valid field line of the same length that carries nothing of
  * the original. When a buffer ends inside a name that could still match,
@@ -121,7 +130,6 @@ enum hs_step {
 };
 
 #define HS_MAX_METHOD_LEN 32
-#define HS_FILL_NAME_LEN 10 /* "x-hdrstrip" */
 /* Columns carried from one buffer to the next are clamped: past this, no
  * decision depends on the exact value (method length, filler columns). */
 #define HS_COL_CLAMP 48
@@ -140,7 +148,7 @@ enum hs_step {
  * Steps one buffer can take, per byte (plus a few at its end): a callers'
  * loop bound. A byte is walked at most three times: read as part of a
  * request line; read again line by line when that line turns out to be none
- * (HS_OPT_UNTRACKED, or a desynchronised stream); and rewritten when the
+ * (a first line no server agrees on, or a desynchronised stream); and rewritten when the
  * buffer ends inside a name that may still match, on that same line. Other
  * bytes take two walks at most (a masked name is walked again to be
  * rewritten).
@@ -162,6 +170,8 @@ struct hs_stream {
 	__u8 vstate; /* value and chunk-size parsers' sub-state */
 	__u8 fcand; /* HS_FR_*: framing field names the name may still be */
 	__u16 name_col; /* column of the name's first byte */
+	/* Zero: flows compare states whole (flow.h). */
+	__u8 reserved[4];
 };
 
 _Static_assert(sizeof(struct hs_stream) == 40, "hs_stream layout");
@@ -208,10 +218,6 @@ struct hs_scan {
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
-#define HS_OPT_UNTRACKED                                                                           \
-	0x1 /* bytes not starting a request, or a first line
-				that does not end in this buffer: scan this buffer
-				line by line instead of stopping (HS_PH_NOT_HTTP) */
 #define HS_OPT_CONFLICT_GO_ON                                                                      \
 	0x2 /* ambiguous framing: go on line by line
 				     instead of stopping (HS_PH_HALT) */
@@ -272,22 +278,6 @@ HS_INLINE void hs_stream_untrack(struct hs_stream *st)
 }
 
 /*
- * Untracked mode from a buffer that may start in the middle of a line
- * of a known HTTP stream (a retransmission no checkpoint covers): the
- * bytes up to the first line end are masked as if they ended an internal
- * field ("x: xxxx": a valid field line when the buffer starts a line, a
- * harmless value tail when it does not), since the line they belong to may
- * have been one; every later line is checked on its own. Its columns count
- * from the buffer's start (hs_stream.col 0).
- */
-HS_INLINE void hs_stream_resync(struct hs_stream *st)
-{
-	hs_stream_untrack(st);
-	st->phase = HS_PH_MASK;
-	st->name_fill = 1;
-}
-
-/*
  * Scan @buf[start, end) with stream state @st. @csum_base is the offset the
  * checksummed data starts at (the TCP header), so that rewritten bytes land
  * in the right half of their 16-bit word.
@@ -312,6 +302,13 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 	__u32 col = hs_col(s, s->pos);
 
 	*st = s->st;
+	if (st->phase == HS_PH_BODY) {
+		/* Columns mean nothing in a body: the state there depends on
+		 * the bytes left alone, wherever a buffer ends (flow.h). */
+		st->col = 0;
+		st->name_col = 0;
+		return;
+	}
 	if (col > HS_COL_CLAMP) {
 		/* The name's column moves with the line's, so that the length
 		 * of a name begun in this buffer stays exact in the next one
@@ -367,14 +364,12 @@ HS_INLINE __u32 hs_hex(__u8 b)
 	return 16;
 }
 
-/* The filler byte for column @col of a masked line: "x-hdrstrip" cut to
- * @name_fill bytes, ':', ' ', then 'x'. */
-HS_INLINE __u8 hs_fill_byte(__u32 col, __u32 name_fill)
+/* The filler byte for column @col of a masked line: the list's filler name
+ * (hs_trie.fill) cut to @name_fill bytes, ':', ' ', then 'x'. */
+HS_INLINE __u8 hs_fill_byte(const struct hs_trie *t, __u32 col, __u32 name_fill)
 {
-	const __u64 first8 = 0x7274737264682d78ULL; /* "x-hdrstr", little-endian */
-
 	if (col < name_fill)
-		return col < 8 ? (__u8)(first8 >> (8 * col)) : col == 8 ? 'i' : 'p';
+		return (__u8)(t->fill[(col >> 3) & 1] >> (8 * (col & 7)));
 	if (col == name_fill)
 		return ':';
 	if (col == name_fill + 1)
@@ -412,12 +407,18 @@ HS_INLINE __u16 hs_csum_fold(__u64 x)
 }
 
 /* New value of a 16-bit Internet checksum field (as read from memory) after
- * the rewrites accumulated in @s (RFC 1624, eqn. 3). */
-HS_INLINE __u16 hs_csum_update(const struct hs_scan *s, __u16 check)
+ * rewrites whose differences add up to @acc (RFC 1624, eqn. 3). */
+HS_INLINE __u16 hs_csum_update_acc(__u64 acc, __u16 check)
 {
-	__u64 sum = (__u64)(__u16)~check + hs_csum_fold(s->csum_acc);
+	__u64 sum = (__u64)(__u16)~check + hs_csum_fold(acc);
 
 	return (__u16)~hs_csum_fold(sum);
+}
+
+/* The same for the rewrites accumulated in @s. */
+HS_INLINE __u16 hs_csum_update(const struct hs_scan *s, __u16 check)
+{
+	return hs_csum_update_acc(s->csum_acc, check);
 }
 
 HS_INLINE void hs_rewrite_byte(struct hs_scan *s, __u8 *p, __u32 off, __u8 nb)
@@ -475,17 +476,28 @@ HS_INLINE void hs_request_done(struct hs_scan *s)
 	s->st.phase = HS_PH_REQ_LEAD;
 }
 
+/* A line end just ended an empty line that is not where every parser ends
+ * the block (CR LF after a bare CR; a bare CR, which node's lenient parser
+ * takes for the end after an LF): some server's body starts here, ours
+ * later, so this request's framing cannot be trusted. */
+HS_INLINE void hs_ambiguous_end(struct hs_scan *s)
+{
+	if ((s->st.flags & HS_SF_EMPTY) && !(s->st.conn & HS_CN_UNTRACKED))
+		s->st.conn |= HS_CN_BAD_FRAMING;
+}
+
 /* The header (or trailer) block ended at an empty line. */
 HS_INLINE int hs_block_done(struct hs_scan *s)
 {
 	__u8 rq = s->st.req;
 
+	if (s->st.conn & HS_CN_BAD_FRAMING)
+		return hs_conflict(s);
 	if (rq & HS_RQ_TRAILERS) {
 		hs_request_done(s);
 		return HS_STEP_MORE;
 	}
-	if ((s->st.conn & HS_CN_BAD_FRAMING) ||
-	    ((rq & HS_RQ_TE) && ((rq & HS_RQ_CL) || !(rq & HS_RQ_CHUNKED))))
+	if ((rq & HS_RQ_TE) && ((rq & HS_RQ_CL) || !(rq & HS_RQ_CHUNKED)))
 		return hs_conflict(s);
 	if (rq & HS_RQ_TE) {
 		s->st.phase = HS_PH_CHUNK_SIZE;
@@ -686,6 +698,61 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 	return HS_STEP_MATCH;
 }
 
+/*
+ * A connection's first bytes that are certainly no HTTP/1.x: a TLS record
+ * (handshake, version 3.x), or the HTTP/2 connection preface whole. An
+ * HTTP/1.x server rejects both and reads no further; anything else may be
+ * a request line to some server.
+ */
+HS_INLINE int hs_other_protocol(const struct hs_scan *s, const __u8 *p, const __u8 *data_end,
+				__u8 b, __u32 pos)
+{
+	if (b == 0x16)
+		return pos + 2 <= s->end && p + 2 <= data_end && p[1] == 0x03;
+	if (b != 'P' || pos + 24 > s->end || p + 24 > data_end)
+		return 0;
+	/* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", little-endian */
+	return hs_load64(p) == 0x5448202a20495250ULL && hs_load64(p + 8) == 0x0a0d302e322f5054ULL &&
+	       hs_load64(p + 16) == 0x0a0d0a0d4d530a0dULL;
+}
+
+/*
+ * The line ended at @pos (byte @b) in its name, with no colon: nginx takes
+ * it for a field with an empty value, so a listed name is masked (or
+ * dropped) as a field is; any other such line is kept.
+ */
+HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
+{
+	__u32 v = hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate);
+
+	s->st.flags &= ~HS_SF_PREV_MASKED;
+	if (!v) {
+		if (s->st.flags & HS_SF_PREMASKED) {
+			/* Its first bytes are gone already: mask the rest. */
+			hs_start_mask(s, pos);
+			return HS_STEP_MORE;
+		}
+		hs_end_line(s, b, pos);
+		return HS_STEP_MORE;
+	}
+	s->rule = v;
+	s->matched++;
+	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
+		s->st.phase = HS_PH_DROPPED;
+		return HS_STEP_MATCH;
+	}
+	s->masked++;
+	if (s->opts & HS_OPT_REMOVE) {
+		/* The whole line goes, its line end (at @pos) with it. */
+		s->st.phase = HS_PH_MASK;
+		s->rm_start = s->line_start;
+		s->pos = hs_off(pos);
+		return HS_STEP_MATCH;
+	}
+	hs_start_mask(s, pos);
+	return HS_STEP_MATCH;
+}
+
 /* Request line, one byte (@p, @data_end: where it is, for a word). */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b, __u32 pos)
 {
@@ -697,6 +764,10 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		if (blank || eol)
 			break;
 		s->line_start = hs_off(pos);
+		if (!(s->st.conn & HS_CN_SEEN_REQUEST) && hs_other_protocol(s, p, data_end, b, pos)) {
+			s->st.phase = HS_PH_NOT_HTTP;
+			return HS_STEP_DONE;
+		}
 		if (!hs_is_tchar_byte(b))
 			goto not_http;
 		if ((b == 'G' || b == 'P') && pos + 8 <= s->end && p + 8 <= data_end) {
@@ -793,28 +864,17 @@ done:
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;
 not_http:
-	if (s->st.conn & HS_CN_SEEN_REQUEST) {
-		/* Where the next request should start, something else does:
-		 * framing and the server disagree. Check every line from here,
-		 * this line included: from its first byte in this buffer (the
-		 * request line's words were not looked at as a name). */
-		s->desync++;
-		hs_stream_untrack(&s->st);
-		s->st.flags = HS_SF_PREV_LF;
-		s->pos = hs_off(s->line_start);
-		return HS_STEP_MORE;
-	}
-	if (s->opts & HS_OPT_UNTRACKED) {
-		/* The middle of a connection we know nothing about: check
-		 * the whole buffer line by line. Nothing was written yet. (Its
-		 * first line is not masked as hs_stream_resync() would: it may
-		 * be another protocol's bytes, not a field's tail.) */
-		hs_stream_untrack(&s->st);
-		s->pos = s->start;
-		return HS_STEP_MORE;
-	}
-	s->st.phase = HS_PH_NOT_HTTP;
-	return HS_STEP_DONE;
+	/* Not a request line as this reader has it, where one should start:
+	 * some server may still read one (nginx takes 0x85 in a target,
+	 * Python a CR between words), or framing and the server disagree.
+	 * Check every line from here, this one included: from its first byte
+	 * in this buffer (the request line's words were not looked at as a
+	 * name). */
+	s->desync++;
+	hs_stream_untrack(&s->st);
+	s->st.flags = HS_SF_PREV_LF;
+	s->pos = hs_off(s->line_start);
+	return HS_STEP_MORE;
 }
 
 /* A line's first byte. */
@@ -882,7 +942,8 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 }
 
 /* Rest of a masked line, one byte. */
-HS_INLINE void hs_step_mask_byte(struct hs_scan *s, __u8 *p, __u8 b, __u32 pos)
+HS_INLINE void hs_step_mask_byte(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 b,
+				 __u32 pos)
 {
 	if ((s->st.flags & HS_SF_KEEP_WS) && (b == ' ' || b == '\t')) {
 		s->pos = hs_off(pos + 1);
@@ -891,7 +952,7 @@ HS_INLINE void hs_step_mask_byte(struct hs_scan *s, __u8 *p, __u8 b, __u32 pos)
 	s->st.flags &= ~HS_SF_KEEP_WS;
 	hs_rewrite_byte(
 		s, p, pos,
-		(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(hs_col(s, pos), s->st.name_fill));
+		(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(t, hs_col(s, pos), s->st.name_fill));
 	s->pos = hs_off(pos + 1);
 }
 
@@ -1065,10 +1126,9 @@ HS_INLINE int hs_step_body(struct hs_scan *s, __u32 pos)
 
 /* The eight filler bytes from column @col < HS_FILL_NAME_LEN + 2 of a line
  * masked with the whole filler name: "x-hdrstrip: " and 'x' after it. */
-HS_INLINE __u64 hs_fill_word(__u32 col)
+HS_INLINE __u64 hs_fill_word(const struct hs_trie *t, __u32 col)
 {
-	const __u64 a = 0x7274737264682d78ULL; /* "x-hdrstr" */
-	const __u64 b = 0x78787878203a7069ULL; /* "ip: xxxx" */
+	__u64 a = t->fill[0], b = t->fill[1];
 
 	return col >= 8 ? hs_str_window(b, HS_ONES * 'x', col) : hs_str_window(a, b, col);
 }
@@ -1091,7 +1151,8 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
  * Returns 1 when it consumed bytes, 0 when the byte at @pos needs the
  * byte-wise path.
  */
-HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos)
+HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 *data_end,
+			   __u32 pos)
 {
 	int target = s->st.phase == HS_PH_REQ_TARGET;
 	__u64 w = hs_load64(p), stop;
@@ -1146,7 +1207,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, __u8 *p, __u8 *data_end, __u32 pos
 			col = hs_col(s, pos + off);
 			if (!(s->st.flags & HS_SF_FILL_X) && s->st.name_fill == HS_FILL_NAME_LEN &&
 			    col < HS_FILL_NAME_LEN + 2u)
-				fill = hs_fill_word(col);
+				fill = hs_fill_word(t, col);
 			nw = (w & keep) | (fill & ~keep);
 			hs_store64(p + off, nw);
 			s->csum_acc += hs_csum_word(s, pos + off, nw) + 5 * 0xffffULL -
@@ -1275,17 +1336,6 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 			s->hold = 1;
 		return HS_STEP_DONE;
 	}
-	if ((s->opts & HS_OPT_UNTRACKED) && s->st.phase <= HS_PH_REQ_TRAIL &&
-	    !(s->st.conn & HS_CN_SEEN_REQUEST)) {
-		/* A connection we know nothing about, whose first buffer ends
-		 * before its first line does: that line may be a field line of
-		 * a request under way as well as a request line, and these
-		 * bytes go out now. Check this buffer line by line, as one that
-		 * is no request, and the rest of the connection with it. */
-		hs_stream_untrack(&s->st);
-		s->pos = s->start;
-		return HS_STEP_MORE;
-	}
 	if (s->st.phase == HS_PH_PREMASK) {
 		s->st.phase = HS_PH_NAME;
 		s->st.flags |= HS_SF_PREMASKED;
@@ -1331,7 +1381,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 	      ((s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) == HS_SF_FILL_X ||
 	       (!(s->st.flags & HS_SF_FILL_X) && (s->st.name_fill == HS_FILL_NAME_LEN ||
 						  hs_col(s, pos) >= s->st.name_fill + 2u))))) &&
-	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, p, data_end, pos))
+	    pos + 8 <= s->end && p + 8 <= data_end && hs_step_word(s, t, p, data_end, pos))
 		return HS_STEP_MORE;
 
 	b = *p;
@@ -1358,10 +1408,12 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 				s->st.flags = HS_SF_PREV_LF;
 				return hs_block_done(s);
 			}
+			hs_ambiguous_end(s);
 			s->st.flags = (s->st.flags & ~HS_SF_EMPTY) | HS_SF_PREV_LF;
 			return HS_STEP_MORE;
 		}
 		/* A bare CR ended the line; this byte starts the next one. */
+		hs_ambiguous_end(s);
 		s->st.flags &= ~(HS_SF_EMPTY | HS_SF_PREV_LF);
 		s->st.phase = HS_PH_LINE_START;
 		return hs_step_line_start(s, t, b, pos);
@@ -1374,7 +1426,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 				if (pos + 8 > s->end || p + 8 > data_end)
 					return HS_STEP_MORE;
 				if (s->st.phase == HS_PH_SKIP)
-					hs_step_word(s, p, data_end, pos);
+					hs_step_word(s, t, p, data_end, pos);
 				else
 					hs_step_name_run(s, t, hs_load64(p), pos);
 				return HS_STEP_MORE;
@@ -1400,7 +1452,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		} else if (s->opts & HS_OPT_REMOVE) {
 			s->pos = hs_off(pos + 1);
 		} else {
-			hs_step_mask_byte(s, p, b, pos);
+			hs_step_mask_byte(s, t, p, b, pos);
 		}
 		return HS_STEP_MORE;
 	case HS_PH_PREMASK:
@@ -1409,7 +1461,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			s->st.flags |= HS_SF_PREMASKED;
 			return HS_STEP_DONE;
 		}
-		hs_rewrite_byte(s, p, pos, hs_fill_byte(hs_col(s, pos), HS_FILL_NAME_LEN));
+		hs_rewrite_byte(s, p, pos, hs_fill_byte(t, hs_col(s, pos), HS_FILL_NAME_LEN));
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	case HS_PH_LEAD:
@@ -1437,16 +1489,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			return HS_STEP_MORE;
 		if (b == ':')
 			return hs_decide(s, t, pos);
-		if (hs_is_eol(b)) {
-			/* No colon: not a field line. */
-			s->st.flags &= ~HS_SF_PREV_MASKED;
-			if (s->st.flags & HS_SF_PREMASKED) {
-				hs_start_mask(s, pos);
-				return HS_STEP_MORE;
-			}
-			hs_end_line(s, b, pos);
-			return HS_STEP_MORE;
-		}
+		if (hs_is_eol(b))
+			return hs_decide_bare(s, t, b, pos);
 		if (hs_is_blank(b)) {
 			if (!(s->st.flags & HS_SF_IN_JUNK)) {
 				s->st.flags |= HS_SF_IN_JUNK | HS_SF_NAME_JUNK;

@@ -35,7 +35,7 @@
 #include "limits.h"
 
 #define HS_TRIE_MAGIC 0x52545348u /* "HSTR" */
-#define HS_TRIE_VERSION 2
+#define HS_TRIE_VERSION 3
 
 /* Header flags. */
 #define HS_TRIE_F_FOLD_UNDERSCORE 0x1 /* '_' matches '-' */
@@ -88,6 +88,9 @@ struct hs_node {
 	__u8 end_depth;
 };
 
+/* Bytes of the filler name a masked line takes (hs_trie.fill). */
+#define HS_FILL_NAME_LEN 10
+
 struct hs_trie {
 	__u32 magic;
 	__u16 version;
@@ -106,6 +109,10 @@ struct hs_trie {
 	struct hs_node nodes[HS_MAX_NODES];
 	/* +8: the 8-byte label compare may read past the last label. */
 	__u8 labels[HS_MAX_LABEL_BYTES + 8];
+	/* What a masked line becomes (scan.h): the filler name's ten bytes,
+	 * then ": xxxx", little-endian. No cut of the name is listed, and no
+	 * name continues it: its walk from the root dies within two bytes. */
+	__u64 fill[2];
 };
 
 _Static_assert(sizeof(struct hs_rule) == 4, "hs_rule layout");

@@ -213,6 +213,84 @@ void th_forget_flows(struct th *h)
 	}
 }
 
+static __u16 rd16(const __u8 *p)
+{
+	return (__u16)(p[0] << 8 | p[1]);
+}
+
+/*
+ * The flow key and sequence number of a TCP segment, read here apart from
+ * the datapath's parser (Ethernet, two VLAN tags, IPv4, IPv6 with the
+ * extension headers it follows). Returns 0, or -1 for anything else.
+ */
+static int seg_key(const __u8 *p, size_t len, struct hs_flow_key *k, __u32 *seq)
+{
+	size_t off = 14, l4;
+	__u16 proto;
+	__u8 next;
+	int i;
+
+	if (len < off)
+		return -1;
+	proto = rd16(p + 12);
+	for (i = 0; i < 2 && (proto == 0x8100 || proto == 0x88a8); i++) {
+		if (len < off + 4)
+			return -1;
+		proto = rd16(p + off + 2);
+		off += 4;
+	}
+	memset(k, 0, sizeof(*k));
+	if (proto == 0x0800) {
+		if (len < off + 20 || (p[off + 6] & 0x3f) || p[off + 7] || p[off + 9] != 6)
+			return -1;
+		memcpy(&k->saddr[0], p + off + 12, 4);
+		memcpy(&k->daddr[0], p + off + 16, 4);
+		k->family = 4;
+		l4 = off + (p[off] & 0xf) * 4;
+	} else if (proto == 0x86dd) {
+		if (len < off + 40)
+			return -1;
+		memcpy(k->saddr, p + off + 8, 16);
+		memcpy(k->daddr, p + off + 24, 16);
+		k->family = 6;
+		next = p[off + 6];
+		l4 = off + 40;
+		for (i = 0; i < 6 && next != 6; i++) {
+			size_t hl;
+
+			if (len < l4 + 2 || (next != 0 && next != 43 && next != 60 && next != 51))
+				return -1;
+			hl = next == 51 ? (size_t)(p[l4 + 1] + 2) * 4 : (size_t)(p[l4 + 1] + 1) * 8;
+			next = p[l4];
+			l4 += hl;
+		}
+		if (next != 6)
+			return -1;
+	} else {
+		return -1;
+	}
+	if (len < l4 + 20)
+		return -1;
+	memcpy(&k->sport, p + l4, 2);
+	memcpy(&k->dport, p + l4 + 2, 2);
+	*seq = (__u32)rd16(p + l4 + 4) << 16 | rd16(p + l4 + 6);
+	return 0;
+}
+
+/* A connection whose SYN the program saw, for the segment @in: the flow a
+ * SYN would have made (include/hdrstrip/flow.h), starting at its data. */
+static void seed_flow(struct th *h, const __u8 *in, __u32 len)
+{
+	struct hs_flow_key k;
+	struct hs_flow f;
+	__u32 seq;
+
+	if (seg_key(in, len, &k, &seq))
+		return;
+	hs_flow_init(&f, seq, 0);
+	bpf_map_update_elem(h->flows_fd, &k, &f, BPF_ANY);
+}
+
 int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out, __u32 out_cap,
 	   __u32 *out_len, __u32 *ret)
 {
@@ -220,8 +298,11 @@ int th_run(struct th *h, enum th_hook hook, const void *in, __u32 len, void *out
 		    .data_size_out = out_cap, .repeat = 1);
 	int err;
 
-	if (!h->keep_flows)
+	if (!h->keep_flows) {
 		th_forget_flows(h);
+		if (!h->no_seed)
+			seed_flow(h, in, len);
+	}
 	err = bpf_prog_test_run_opts(h->prog_fd[hook], &o);
 	if (err)
 		return -errno;

@@ -26,9 +26,12 @@ struct th {
 	struct bpf_object *obj;
 	int prog_fd[TH_HOOKS];
 	int trie_fd, config_fd, counters_fd, hits_fd, flows_fd;
-	/* 0: every th_run() starts with no connection state (one packet, one
-	 * connection); 1: runs continue each other's connections. */
+	/* 0: every th_run() starts a connection of its own: the flow a SYN
+	 * makes, at the segment's sequence number (no_seed 0), or none (a
+	 * connection older than the attach, no_seed 1); 1: runs continue
+	 * each other's connections. */
 	int keep_flows;
+	int no_seed;
 	int ncpus;
 	/* The verifier's "processed N insns" (log_level 4, the stats line)
 	 * and bpf_prog_info.verified_insns: the same number, read twice. */
