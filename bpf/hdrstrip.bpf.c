@@ -44,12 +44,15 @@ struct scratch {
 	struct hs_stream got; /* the state a piece's scan reached */
 	__u64 csum_acc; /* every rewrite of this packet, for the TCP checksum */
 	__u32 done; /* the scan reached a verdict or the end of its piece */
+	__u32 csum_class; /* enum norm_csum of the packet's TCP checksum */
 	/* The piece scan_piece_*() scans: packet offsets, the TCP header's
 	 * offset (checksum parity) and HS_OPT_*. */
 	__u32 p_start;
 	__u32 p_end;
 	__u32 p_l4;
 	__u32 p_opts;
+	__u32 p_payload; /* the payload's offset */
+	__s32 p_r; /* the first HS_SEG_* for scan_pieces_*() */
 };
 
 struct {
@@ -146,20 +149,6 @@ __attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratc
 	return scan_piece(ctx, sc, t, HOOK_TC);
 }
 
-/* Scan payload [w.off, w.end) from w.from, with options @opts (HS_OPT_*). */
-static __always_inline void run_scan(void *ctx, struct scratch *sc, const struct hs_trie *t,
-				     const struct pkt *pk, __u8 opts, const int xdp)
-{
-	sc->p_start = pk->payload_off + sc->w.off;
-	sc->p_end = pk->payload_off + sc->w.end;
-	sc->p_l4 = pk->l4_off;
-	sc->p_opts = opts;
-	if (xdp)
-		scan_piece_xdp(ctx, sc, t);
-	else
-		scan_piece_tc(ctx, sc, t);
-}
-
 static __always_inline void add_scan_counts(struct hs_counters *cnt, const struct hs_scan *s)
 {
 	cnt->http_requests += s->requests;
@@ -205,22 +194,33 @@ static __always_inline void add_seg_counts(struct hs_counters *cnt, const struct
 }
 
 /*
- * Scan the segment's pieces (flow.h) while hs_seg_*() hands them out.
- * Returns the final HS_SEG_* (HS_SEG_DROP with w.why 0 for a drop rule,
- * HS_SEG_POLICY for framing or a scan the policy decides).
+ * Scan the segment's pieces (flow.h) while hs_seg_*() hands them out, from
+ * sc->p_r, the first HS_SEG_*. Returns the final HS_SEG_* (HS_SEG_DROP
+ * with w.why 0 for a drop rule, HS_SEG_POLICY for framing or a scan the
+ * policy decides). Global, like scan_piece_*(): checked once by the
+ * verifier, not once per path that reaches it.
  */
 static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_flow *f,
-				       const struct hs_trie *t, const struct pkt *pk,
-				       struct hs_counters *cnt, __u8 opts, int r, const int xdp)
+				       const struct hs_trie *t, struct hs_counters *cnt,
+				       const int xdp)
 {
+	int i, r;
 	__u8 phase;
-	int i;
 
+	if (!sc || !f || !t || !cnt)
+		return HS_SEG_DROP;
+	r = sc->p_r;
 	for (i = 0; i < HS_SEG_MAX_PIECES && r == HS_SEG_SCAN; i++) {
-		run_scan(ctx, sc, t, pk, opts, xdp);
+		sc->p_start = sc->p_payload + sc->w.off;
+		sc->p_end = sc->p_payload + sc->w.end;
+		if (xdp)
+			scan_piece_xdp(ctx, sc, t);
+		else
+			scan_piece_tc(ctx, sc, t);
 		add_scan_counts(cnt, &sc->s);
 		sc->csum_acc += sc->s.csum_acc;
 		phase = sc->s.st.phase;
+		cnt->non_http += phase == HS_PH_NOT_HTTP;
 		if (phase == HS_PH_DROPPED)
 			return HS_SEG_DROP;
 		if (phase == HS_PH_HALT)
@@ -239,19 +239,39 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 	return r;
 }
 
+__attribute__((noinline)) int scan_pieces_xdp(struct xdp_md *ctx, struct scratch *sc,
+					      struct hs_flow *f, const struct hs_trie *t,
+					      struct hs_counters *cnt)
+{
+	return scan_pieces(ctx, sc, f, t, cnt, HOOK_XDP);
+}
+
+__attribute__((noinline)) int scan_pieces_tc(struct __sk_buff *ctx, struct scratch *sc,
+					     struct hs_flow *f, const struct hs_trie *t,
+					     struct hs_counters *cnt)
+{
+	return scan_pieces(ctx, sc, f, t, cnt, HOOK_TC);
+}
+
 /*
  * The flow's part: find the segment's flow, scan its pieces, keep what it
  * taught. Returns the verdict.
  */
 static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
-					     const struct hs_trie *t, const struct pkt *pk,
-					     struct hs_config *cfg, struct hs_counters *cnt,
-					     const int xdp)
+					     const struct hs_trie *t, struct hs_config *cfg,
+					     struct hs_counters *cnt, const int xdp)
 {
-	__u32 len = pk->payload_end - pk->payload_off, win = 0;
-	__u8 opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
+	const struct pkt *pk;
 	struct hs_flow *f;
+	__u32 len, win = 0;
+	__u8 opts;
 	int r;
+
+	if (!sc || !t || !cfg || !cnt)
+		return HS_VERDICT_PASS;
+	pk = &sc->pk;
+	len = pk->payload_end - pk->payload_off;
+	opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 
 	if (pk->payload_off < HS_MAX_BUF)
 		win = (pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF) - pk->payload_off;
@@ -268,10 +288,13 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
 		}
 		r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	}
-	if (len)
-		cnt->inspected++;
-	if (f)
-		r = scan_pieces(ctx, sc, f, t, pk, cnt, opts, r, xdp);
+	if (f && r == HS_SEG_SCAN) {
+		sc->p_r = r;
+		sc->p_payload = pk->payload_off;
+		sc->p_l4 = pk->l4_off;
+		sc->p_opts = opts;
+		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
+	}
 	add_seg_counts(cnt, &sc->w);
 	if (r == HS_SEG_DROP) {
 		cnt->packets_dropped++;
@@ -294,6 +317,88 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
 	return HS_VERDICT_PASS;
 }
 
+__attribute__((noinline)) int track_xdp(struct xdp_md *ctx, struct scratch *sc,
+					const struct hs_trie *t, struct hs_config *cfg,
+					struct hs_counters *cnt)
+{
+	return track(ctx, sc, t, cfg, cnt, HOOK_XDP);
+}
+
+__attribute__((noinline)) int track_tc(struct __sk_buff *ctx, struct scratch *sc,
+				       const struct hs_trie *t, struct hs_config *cfg,
+				       struct hs_counters *cnt)
+{
+	return track(ctx, sc, t, cfg, cnt, HOOK_TC);
+}
+
+/*
+ * The normaliser's checks (normalize.h) of the packet in sc->pk: 0 to go
+ * on (sc->csum_class set, urgent data cleared), 1 to drop.
+ */
+static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_config *cfg,
+				     struct hs_counters *cnt, const int xdp)
+{
+	struct pkt *pk;
+
+	if (!sc || !cfg || !cnt)
+		return 1;
+	pk = &sc->pk;
+	if (!pk->ipv6 && norm_ip4_csum(ctx, pk, xdp)) {
+		cnt->bad_checksum++;
+		cnt->packets_dropped++;
+		return 1;
+	}
+	sc->csum_class = norm_tcp_csum(ctx, pk, xdp);
+	if (sc->csum_class == NORM_CSUM_BAD) {
+		cnt->bad_checksum++;
+		cnt->packets_dropped++;
+		return 1;
+	}
+	if (sc->csum_class == NORM_CSUM_OFFLOAD)
+		cnt->csum_unchecked++;
+	sc->csum_acc = 0;
+	if (pk->tcp_flags & HS_TCP_URG) {
+		cnt->urgent_cleared++;
+		if (cfg->urgent == HS_URGENT_DROP || norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
+			cnt->packets_dropped++;
+			return 1;
+		}
+		pk->tcp_flags &= ~HS_TCP_URG;
+	}
+	return 0;
+}
+
+__attribute__((noinline)) int normalize_xdp(struct xdp_md *ctx, struct scratch *sc,
+					    struct hs_config *cfg, struct hs_counters *cnt)
+{
+	return normalize(ctx, sc, cfg, cnt, HOOK_XDP);
+}
+
+__attribute__((noinline)) int normalize_tc(struct __sk_buff *ctx, struct scratch *sc,
+					   struct hs_config *cfg, struct hs_counters *cnt)
+{
+	return normalize(ctx, sc, cfg, cnt, HOOK_TC);
+}
+
+/* The packet's layers into sc->pk (parse.h); @big: see parse_ipv4(). */
+static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const int xdp)
+{
+	if (!sc)
+		return PARSE_OTHER;
+	__builtin_memset(&sc->pk, 0, sizeof(sc->pk));
+	return parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), &sc->pk, big);
+}
+
+__attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc, __u32 big)
+{
+	return parse(ctx, sc, big, HOOK_XDP);
+}
+
+__attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc, __u32 big)
+{
+	return parse(ctx, sc, big, HOOK_TC);
+}
+
 static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 {
 	struct hs_counters *cnt;
@@ -302,7 +407,6 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	struct scratch *sc;
 	struct pkt *pk;
 	__u32 key = 0, slot, len, sk = xdp ? 0 : 1, big = 0;
-	enum norm_csum csum;
 	enum hs_verdict v;
 	int r;
 
@@ -313,17 +417,16 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		return HS_VERDICT_PASS;
 	cnt->packets++;
 	pk = &sc->pk;
-	__builtin_memset(pk, 0, sizeof(*pk));
 
-	len = ctx_len(ctx, xdp);
 	/* A GRO or GSO skb may leave its IP length to the packet (BIG TCP). */
 	if (!xdp && ((struct __sk_buff *)ctx)->gso_size)
-		big = len;
-	r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), pk, big);
+		big = ((struct __sk_buff *)ctx)->len;
+	r = xdp ? parse_xdp(ctx, sc, big) : parse_tc(ctx, sc, big);
 	if (r == PARSE_TRUNC && !xdp) {
 		/* Headers may sit partly outside the skb's linear head. */
+		len = ctx_len(ctx, xdp);
 		if (ctx_linearize(ctx, len < 512 ? len : 512, xdp) == 0)
-			r = parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), pk, big);
+			r = parse_tc(ctx, sc, big);
 	}
 	if (r == PARSE_OTHER)
 		return HS_VERDICT_PASS;
@@ -346,6 +449,9 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	}
 	if (!port_inspected(cfg, pk->dport))
 		return HS_VERDICT_PASS;
+	if (pk->payload_end > pk->payload_off)
+		cnt->inspected++;
+	len = ctx_len(ctx, xdp);
 	if (pk->payload_end > len) {
 		/* The IP length claims bytes the packet does not have: the
 		 * stack drops such packets; we leave them alone. */
@@ -359,28 +465,8 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 
 	/* The normaliser (normalize.h): what the stack would drop changes
 	 * nothing here; urgent data stays in the stream. */
-	if (!pk->ipv6 && norm_ip4_csum(ctx, pk, xdp)) {
-		cnt->bad_checksum++;
-		cnt->packets_dropped++;
+	if (xdp ? normalize_xdp(ctx, sc, cfg, cnt) : normalize_tc(ctx, sc, cfg, cnt))
 		return HS_VERDICT_DROP;
-	}
-	csum = norm_tcp_csum(ctx, pk, xdp);
-	if (csum == NORM_CSUM_BAD) {
-		cnt->bad_checksum++;
-		cnt->packets_dropped++;
-		return HS_VERDICT_DROP;
-	}
-	if (csum == NORM_CSUM_OFFLOAD)
-		cnt->csum_unchecked++;
-	sc->csum_acc = 0;
-	if (pk->tcp_flags & HS_TCP_URG) {
-		cnt->urgent_cleared++;
-		if (cfg->urgent == HS_URGENT_DROP || norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
-			cnt->packets_dropped++;
-			return HS_VERDICT_DROP;
-		}
-		pk->tcp_flags &= ~HS_TCP_URG;
-	}
 
 	/* One slot per packet: an update never shows a packet two lists. */
 	slot = cfg->active_slot & (HS_TRIE_SLOTS - 1);
@@ -388,12 +474,12 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	if (!t)
 		return HS_VERDICT_PASS;
 
-	v = track(ctx, sc, t, pk, cfg, cnt, xdp);
+	v = xdp ? track_xdp(ctx, sc, t, cfg, cnt) : track_tc(ctx, sc, t, cfg, cnt);
 	if (v == HS_VERDICT_DROP || !sc->csum_acc)
 		return v;
 	/* Any rewritten byte, header or payload: every rewrite adds to
 	 * csum_acc. A checksum left to offload stays as it is. */
-	if (csum != NORM_CSUM_OFFLOAD || !xdp) {
+	if (sc->csum_class != NORM_CSUM_OFFLOAD || !xdp) {
 		if (ctx_csum_apply(ctx, sc->csum_acc, pk->csum_off, xdp)) {
 			cnt->scan_incomplete++;
 			cnt->packets_dropped++;

@@ -171,47 +171,49 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
 
 /*
  * The state at sequence number @p: the nearest boundary at or before it, if
- * @p is that boundary or lies inside a body of known length that starts
- * there. Returns 1 with *@st, or 0 when it is not known.
+ * @p is that boundary or lies inside (or right at the end of) a body of
+ * known length that starts there. Returns 1 with *@st, or 0 when it is not
+ * known.
  */
-HS_INLINE int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream *st)
+HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream *st)
 {
-	const struct hs_stream *src = &f->cur;
-	__u32 best = p - f->next_seq, d;
-	int found = (__s32)best >= 0, i;
+	__u32 best, d;
+	int found, i, k = HS_FLOW_CKPTS;
 
-#ifdef __clang__
-#pragma unroll
-#endif
+	if (!f || !st)
+		return 0;
+	best = p - f->next_seq;
+	found = (__s32)best >= 0;
 	for (i = 0; i < HS_FLOW_CKPTS; i++) {
 		d = p - f->ck[i].seq;
 		if (f->ck[i].used && (__s32)d >= 0 && (!found || d < best)) {
 			best = d;
-			src = &f->ck[i].st;
+			k = i;
 			found = 1;
 		}
 	}
 	if (!found)
 		return 0;
-	if (best && (src->phase != HS_PH_BODY || best >= src->num))
+	*st = k < HS_FLOW_CKPTS ? f->ck[k & (HS_FLOW_CKPTS - 1)].st : f->cur;
+	if (best && (st->phase != HS_PH_BODY || best > st->num))
 		return 0;
-	*st = *src;
 	st->num -= best;
+	if (best && !st->num)
+		hs_stream_body_done(st);
 	return 1;
 }
 
 /* The first boundary after @pos, or @e if none comes before it. */
-HS_INLINE __u32 hs_flow_next_cut(const struct hs_flow *f, __u32 pos, __u32 e)
+HS_SUBPROG __u32 hs_flow_next_cut(const struct hs_flow *f, __u32 pos, __u32 e)
 {
 	__u32 best = e - pos, d;
 	int i;
 
+	if (!f)
+		return e;
 	d = f->next_seq - pos;
 	if ((__s32)d > 0 && d < best)
 		best = d;
-#ifdef __clang__
-#pragma unroll
-#endif
 	for (i = 0; i < HS_FLOW_CKPTS; i++) {
 		d = f->ck[i].seq - pos;
 		if (f->ck[i].used && (__s32)d > 0 && d < best)
@@ -384,7 +386,7 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	}
 	if ((__s32)d > 0) {
 		/* Ahead of a gap: known only inside a body of known length. */
-		if (f->cur.phase == HS_PH_BODY && d < f->cur.num) {
+		if (f->cur.phase == HS_PH_BODY && d <= f->cur.num) {
 			if ((__u64)d + len <= f->cur.num)
 				return HS_SEG_PASS; /* all body; the flow stays */
 			hs_flow_known(f, w->seq, &w->from);

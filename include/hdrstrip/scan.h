@@ -302,12 +302,28 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 	__u32 col = hs_col(s, s->pos);
 
 	*st = s->st;
-	if (st->phase == HS_PH_BODY) {
-		/* Columns mean nothing in a body: the state there depends on
-		 * the bytes left alone, wherever a buffer ends (flow.h). */
+	switch (st->phase) {
+	case HS_PH_REQ_LEAD:
+	case HS_PH_LINE_START:
+	case HS_PH_CR:
+	case HS_PH_BODY:
+	case HS_PH_CHUNK_EXT:
+	case HS_PH_CHUNK_LF:
+	case HS_PH_CHUNK_END:
+		/* What the next line or word starts afresh: nothing of the
+		 * last one's columns or name is kept, so the state here is
+		 * the same wherever a buffer ends (flows compare states). */
 		st->col = 0;
 		st->name_col = 0;
+		st->tstate = 0;
+		st->saved = 0;
+		st->fcand = 0;
+		st->name_fill = 0;
+		if (st->phase != HS_PH_BODY)
+			st->vstate = 0;
 		return;
+	default:
+		break;
 	}
 	if (col > HS_COL_CLAMP) {
 		/* The name's column moves with the line's, so that the length
@@ -458,22 +474,39 @@ HS_INLINE int hs_conflict(struct hs_scan *s)
 }
 
 /* A request (with its body) is over: the next one starts here. */
-HS_INLINE void hs_request_done(struct hs_scan *s)
+HS_INLINE void hs_stream_request_done(struct hs_stream *st)
 {
-	int tunnel = s->st.req & (HS_RQ_CONNECT | HS_RQ_UPGRADE);
+	int tunnel = st->req & (HS_RQ_CONNECT | HS_RQ_UPGRADE);
 
-	s->st.req = 0;
-	s->st.cl = 0;
-	s->st.num = 0;
-	s->st.conn &= ~HS_CN_BAD_FRAMING;
+	st->req = 0;
+	st->cl = 0;
+	st->num = 0;
+	st->conn &= ~HS_CN_BAD_FRAMING;
 	if (tunnel) {
 		/* A server may refuse the switch and read on: what follows
 		 * might still be HTTP, and is checked line by line. */
-		s->st.conn |= HS_CN_UNTRACKED;
-		s->st.phase = HS_PH_LINE_START;
+		st->conn |= HS_CN_UNTRACKED;
+		st->phase = HS_PH_LINE_START;
 		return;
 	}
-	s->st.phase = HS_PH_REQ_LEAD;
+	st->phase = HS_PH_REQ_LEAD;
+}
+
+HS_INLINE void hs_request_done(struct hs_scan *s)
+{
+	hs_stream_request_done(&s->st);
+}
+
+/* A body (or a chunk's data) that @st is in ended: what follows it. */
+HS_INLINE void hs_stream_body_done(struct hs_stream *st)
+{
+	st->num = 0;
+	if (st->req & HS_RQ_TE) {
+		st->phase = HS_PH_CHUNK_END;
+		st->flags &= ~HS_SF_CHUNK_CR;
+		return;
+	}
+	hs_stream_request_done(st);
 }
 
 /* A line end just ended an empty line that is not where every parser ends

@@ -163,9 +163,9 @@ void pt_expect_from_ref(struct pt_case *c, const struct ref_result *r, const __u
 	d->framing_invalid = r->framing_invalid;
 	d->framing_conflict = r->conflicts;
 	d->desync = r->desync;
-	/* One packet is a connection the program has no state for. */
+	/* One packet starts a connection (the harness gives it the flow a
+	 * SYN would have made). */
 	d->non_http = r->not_http;
-	d->untracked = r->not_http;
 	if (r->outcome == REF_DROP || r->outcome == REF_HALT) {
 		c->verdict = PV_DROP;
 		d->packets_dropped = 1;

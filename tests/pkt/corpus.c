@@ -77,7 +77,7 @@ static int cl_conflict(const char *req, size_t n)
 int pt_corpus(struct th *h, const char *dir, int with_drop, size_t pack, int conflict_pass,
 	      struct pt_corpus_stats *st)
 {
-	const struct ref_opts ro = { .conflict_pass = conflict_pass, .untracked_scan = 1 };
+	const struct ref_opts ro = { .conflict_pass = conflict_pass };
 	static const __u16 port80 = 80;
 	size_t list_len, len, pos = 0, i;
 	char *list = th_slurp(dir, "internal-headers.txt", &list_len);

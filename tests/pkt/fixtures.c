@@ -38,14 +38,28 @@ const char pt_fixture_list[] = "# the fixtures' list: a rule's index is its hit 
  * this: it used to be passed unlooked-at (a mid-connection segment may well
  * carry internal fields). NOT_HTTP(seen, matched, masked).
  */
-#define NOT_HTTP(seen_, matched_, masked_)                                                         \
+/* A first line that is no request line to hdrstrip: some server may still
+ * read one, so every line is checked (line by line, no framing). */
+#define LINE_BY_LINE(seen_, matched_, masked_)                                                     \
 	.delta = { .inspected = 1,                                                                 \
-		   .non_http = 1,                                                                  \
-		   .untracked = 1,                                                                 \
+		   .desync = 1,                                                                    \
 		   .headers_seen = (seen_),                                                        \
 		   .headers_matched = (matched_),                                                  \
 		   .headers_masked = (masked_),                                                    \
 		   .packets_modified = (masked_) > 0 }
+
+/* An empty line where some parser ends the block and others read on: the
+ * request's framing is ambiguous, refused at the block's end (--on-error
+ * drop), the masking done. */
+#define AMBIGUOUS_END(seen_, matched_, masked_)                                                    \
+	.verdict = PV_DROP,                                                                        \
+	.delta = { .inspected = 1,                                                                 \
+		   .http_requests = 1,                                                             \
+		   .headers_seen = (seen_),                                                        \
+		   .headers_matched = (matched_),                                                  \
+		   .headers_masked = (masked_),                                                    \
+		   .framing_conflict = 1,                                                          \
+		   .packets_dropped = 1 }
 
 const struct pt_case pt_http_cases[] = {
 	{ "no internal header: output byte-identical",
@@ -113,11 +127,10 @@ const struct pt_case pt_http_cases[] = {
 	{ "mixed line ends", IN("GET / HTTP/1.1\r\nHost: h\rX-Internal-Auth: a\nAccept: b\r\n\r\n"),
 	  OUT("GET / HTTP/1.1\r\nHost: h\rx-hdrstrip: xxxxxx\nAccept: b\r\n\r\n"),
 	  .delta = { HTTP(3, 1, 1) }, .hits = { [R_AUTH] = 1 } },
-	{ "an empty line ended by a bare CR does not end the block", IN(RL HOST "\r" AUTH_A "\r\n"),
-	  OUT(RL HOST "\r" AUTH_A_M "\r\n"), .delta = { HTTP(2, 1, 1) }, .hits = { [R_AUTH] = 1 } },
-	{ "CR CR LF after a field does not end the block", IN(RL HOST "\r\r\n" AUTH_A "\r\n"),
-	  OUT(RL HOST "\r\r\n" AUTH_A_M "\r\n"), .delta = { HTTP(2, 1, 1) },
-	  .hits = { [R_AUTH] = 1 } },
+	{ "an empty line ended by a bare CR (node's lenient end): framing ambiguous",
+	  IN(RL HOST "\r" AUTH_A "\r\n"), AMBIGUOUS_END(2, 1, 1), .hits = { [R_AUTH] = 1 } },
+	{ "CR CR LF after a field (Python's header parser ends there): framing ambiguous",
+	  IN(RL HOST "\r\r\n" AUTH_A "\r\n"), AMBIGUOUS_END(2, 1, 1), .hits = { [R_AUTH] = 1 } },
 	{ "junk inside a name: no match",
 	  IN(RL HOST "X-Internal\x0b-Auth: a\r\nX-Internal-Auth x: b\r\n\r\n"),
 	  .delta = { HTTP(3, 0, 0) } },
@@ -134,9 +147,8 @@ const struct pt_case pt_http_cases[] = {
 	  .delta = { HTTP(2, 1, 1) }, .hits = { [R_AUTH] = 1 } },
 	{ "obs-fold: a benign continuation stays", IN(RL HOST "Accept: a\r\n b\r\n\r\n"),
 	  .delta = { HTTP(2, 0, 0) } },
-	{ "obs-fold across an empty line that does not end the block",
-	  IN(RL HOST "X-Internal-Auth: a\r\r\n b\r\n\r\n"),
-	  OUT(RL HOST "x-hdrstrip: xxxxxx\r\r\n x\r\n\r\n"), .delta = { HTTP(2, 1, 1) },
+	{ "obs-fold across an empty line that may end the block: framing ambiguous",
+	  IN(RL HOST "X-Internal-Auth: a\r\r\n b\r\n\r\n"), AMBIGUOUS_END(2, 1, 1),
 	  .hits = { [R_AUTH] = 1 } },
 	{ "field line with a leading space, first in the block",
 	  IN(RL " X-Internal-Auth: b\r\n" HOST "\r\n"),
@@ -183,21 +195,36 @@ const struct pt_case pt_http_cases[] = {
 	{ "32-byte method", IN("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 / HTTP/1.1\r\n" AUTH_A "\r\n"),
 	  OUT("ABCDEFGHIJKLMNOPQRSTUVWXYZ012345 / HTTP/1.1\r\n" AUTH_A_M "\r\n"),
 	  .delta = { HTTP(1, 1, 1) }, .hits = { [R_AUTH] = 1 } },
-	{ "33-byte method: not HTTP, scanned line by line",
+	{ "33-byte method (nginx takes it): scanned line by line",
 	  IN("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 / HTTP/1.1\r\n" AUTH_A "\r\n"),
 	  OUT("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456 / HTTP/1.1\r\n" AUTH_A_M "\r\n"),
-	  NOT_HTTP(2, 1, 1), .hits = { [R_AUTH] = 1 } },
-	{ "bad version: not HTTP, scanned line by line", IN("GET / HTTX/1.1\r\n" AUTH_A "\r\n"),
-	  OUT("GET / HTTX/1.1\r\n" AUTH_A_M "\r\n"), NOT_HTTP(2, 1, 1), .hits = { [R_AUTH] = 1 } },
-	{ "a method alone: not HTTP, scanned line by line", IN("GET\r\n" AUTH_A "\r\n"),
-	  OUT("GET\r\n" AUTH_A_M "\r\n"), NOT_HTTP(2, 1, 1), .hits = { [R_AUTH] = 1 } },
-	{ "TLS record on port 80: not HTTP, nothing like a field",
-	  IN("\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\x00"), NOT_HTTP(1, 0, 0) },
-	{ "SSH banner on port 80: not HTTP, nothing like a field", IN("SSH-2.0-OpenSSH_9.6\r\n"),
-	  NOT_HTTP(1, 0, 0) },
-	{ "a response on port 80: not HTTP, scanned line by line",
+	  LINE_BY_LINE(2, 1, 1), .hits = { [R_AUTH] = 1 } },
+	{ "bad version: scanned line by line", IN("GET / HTTX/1.1\r\n" AUTH_A "\r\n"),
+	  OUT("GET / HTTX/1.1\r\n" AUTH_A_M "\r\n"), LINE_BY_LINE(2, 1, 1),
+	  .hits = { [R_AUTH] = 1 } },
+	{ "a method alone: scanned line by line", IN("GET\r\n" AUTH_A "\r\n"),
+	  OUT("GET\r\n" AUTH_A_M "\r\n"), LINE_BY_LINE(2, 1, 1), .hits = { [R_AUTH] = 1 } },
+	{ "a CR between method and target (Python splits there): scanned line by line",
+	  IN("GET\r/ HTTP/1.1\r\n" AUTH_A "\r\n"), OUT("GET\r/ HTTP/1.1\r\n" AUTH_A_M "\r\n"),
+	  LINE_BY_LINE(3, 1, 1), .hits = { [R_AUTH] = 1 } },
+	{ "0x85 in the target (nginx takes it): scanned line by line",
+	  IN("GET /a\x85" "b HTTP/1.1\r\n" AUTH_A "\r\n"),
+	  OUT("GET /a\x85" "b HTTP/1.1\r\n" AUTH_A_M "\r\n"), LINE_BY_LINE(2, 1, 1),
+	  .hits = { [R_AUTH] = 1 } },
+	{ "TLS record on port 80: another protocol, passed",
+	  IN("\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\x00"),
+	  .delta = { .inspected = 1, .non_http = 1 } },
+	{ "HTTP/2 preface on port 80: another protocol, passed",
+	  IN("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" AUTH_A "\r\n"),
+	  .delta = { .inspected = 1, .non_http = 1 } },
+	{ "HTTP/2 preface cut short: read as HTTP/1.x, then line by line",
+	  IN("PRI * HTTP/2.0\r\n\r\nSM\r\n"),
+	  .delta = { .inspected = 1, .http_requests = 1, .desync = 1, .headers_seen = 1 } },
+	{ "SSH banner on port 80: scanned line by line", IN("SSH-2.0-OpenSSH_9.6\r\n"),
+	  LINE_BY_LINE(1, 0, 0) },
+	{ "a response on port 80: scanned line by line",
 	  IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), OUT("HTTP/1.1 200 OK\r\n" AUTH_A_M "\r\n"),
-	  NOT_HTTP(2, 1, 1), .hits = { [R_AUTH] = 1 } },
+	  LINE_BY_LINE(2, 1, 1), .hits = { [R_AUTH] = 1 } },
 	{ "a response from port 80: port not inspected", .spec = { .sport = 80, .dport = 40000 },
 	  IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), .delta = { 0 } },
 	{ "a request to port 8080: port not inspected", .spec = { .dport = 8080 },
@@ -325,12 +352,17 @@ const struct pt_case pt_layer_cases[] = {
 		    .tcp_opts_len = 40 },
 	  MASKED },
 	{ "IPv4 with DF: not a fragment", .spec = { .frag_off = 0x4000 }, MASKED },
-	{ "IPv4 first fragment (MF): passed", .spec = { .frag_off = 0x2000 }, MREQ,
-	  .delta = { .fragments = 1 } },
-	{ "IPv4 middle fragment (MF, offset): passed", .spec = { .frag_off = 0x2000 | 185 }, MREQ,
-	  .delta = { .fragments = 1 } },
-	{ "IPv4 last fragment (offset): passed", .spec = { .frag_off = 185 }, MREQ,
-	  .delta = { .fragments = 1 } },
+	/* The stack puts fragments together: what they carry cannot be
+	 * scanned, so the on-error policy decides (drop). */
+	{ "IPv4 first fragment (MF) to an inspected port: dropped", .spec = { .frag_off = 0x2000 },
+	  MREQ, .verdict = PV_DROP, .delta = { .fragments = 1, .packets_dropped = 1 } },
+	{ "IPv4 first fragment (MF) to another port: passed",
+	  .spec = { .frag_off = 0x2000, .dport = 8080 }, MREQ, .delta = { .fragments = 1 } },
+	{ "IPv4 middle fragment (MF, offset), port unknown: dropped",
+	  .spec = { .frag_off = 0x2000 | 185 }, MREQ, .verdict = PV_DROP,
+	  .delta = { .fragments = 1, .packets_dropped = 1 } },
+	{ "IPv4 last fragment (offset), port unknown: dropped", .spec = { .frag_off = 185 }, MREQ,
+	  .verdict = PV_DROP, .delta = { .fragments = 1, .packets_dropped = 1 } },
 	{ "IPv6", .spec = { .ipv6 = 1 }, MASKED },
 	{ "IPv6 in 802.1Q", .spec = { .ipv6 = 1, .n_vlans = 1, .vlan_tpid = { 0x8100 } }, MASKED },
 	{ "IPv6: hop-by-hop, routing, destination options, AH",
@@ -348,7 +380,7 @@ const struct pt_case pt_layer_cases[] = {
 			     { NH_DST, 2 } },
 		    .n_ext = 6 },
 	  MASKED },
-	{ "IPv6: seven extension headers, passed as truncated",
+	{ "IPv6: seven extension headers, the upper layer out of reach: dropped",
 	  .spec = { .ipv6 = 1,
 		    .ext = { { NH_HOP, 0 },
 			     { NH_DST, 1 },
@@ -358,13 +390,16 @@ const struct pt_case pt_layer_cases[] = {
 			     { NH_DST, 2 },
 			     { NH_DST, 0 } },
 		    .n_ext = 7 },
-	  MREQ, .delta = { .truncated = 1 } },
-	{ "IPv6 fragment header (first fragment): passed",
+	  MREQ, .verdict = PV_DROP, .delta = { .malformed = 1, .packets_dropped = 1 } },
+	{ "IPv6: hop-by-hop after another header (the stack drops it): passed, untouched",
+	  .spec = { .ipv6 = 1, .ext = { { NH_DST, 0 }, { NH_HOP, 0 } }, .n_ext = 2 }, MREQ,
+	  .delta = { .truncated = 1 } },
+	{ "IPv6 fragment header (first fragment) to an inspected port: dropped",
 	  .spec = { .ipv6 = 1, .ext = { { NH_FRAG, 0, 0x0001 } }, .n_ext = 1 }, MREQ,
-	  .delta = { .fragments = 1 } },
-	{ "IPv6 hop-by-hop then a fragment header: passed",
+	  .verdict = PV_DROP, .delta = { .fragments = 1, .packets_dropped = 1 } },
+	{ "IPv6 hop-by-hop then a fragment header, port unknown: dropped",
 	  .spec = { .ipv6 = 1, .ext = { { NH_HOP, 0 }, { NH_FRAG, 0, 0x0008 } }, .n_ext = 2 }, MREQ,
-	  .delta = { .fragments = 1 } },
+	  .verdict = PV_DROP, .delta = { .fragments = 1, .packets_dropped = 1 } },
 	{ "IPv6: a 2 KiB destination-options header",
 	  .spec = { .ipv6 = 1, .ext = { { NH_DST, 255 } }, .n_ext = 1 }, MASKED },
 	{ "IPv6 in QinQ with extension headers and TCP options",

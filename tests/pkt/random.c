@@ -257,7 +257,7 @@ int pt_random(struct th *h, __u64 seed, unsigned int count, int conflict_pass,
 {
 	static char in[3000], out[3000];
 	static __u8 touched[3000];
-	const struct ref_opts ro = { .conflict_pass = conflict_pass, .untracked_scan = 1 };
+	const struct ref_opts ro = { .conflict_pass = conflict_pass };
 	static const __u16 port80 = 80;
 	unsigned int i, bad = 0;
 

@@ -6,7 +6,10 @@
  *  - lines end at CRLF, a bare LF or a bare CR;
  *  - a request line comes after blank and empty lines: METHOD (1-32 token
  *    bytes; exactly "CONNECT" opens a tunnel), blanks, TARGET, and an
- *    optional version that starts with "HTTP/", blanks after it only;
+ *    optional version that starts with "HTTP/", blanks after it only; a
+ *    connection that starts with a TLS record (0x16 0x03) or the whole
+ *    HTTP/2 preface in its first segment is not HTTP/1.x, and is left alone;
+ *    any other first line that is no request line is a desync (below);
  *  - a field line's name is the text between the leading blanks and the
  *    first ':', without trailing blanks; it matches a rule when equal to it
  *    after folding ASCII case (and '_' to '-'), or when it starts with a
@@ -17,17 +20,24 @@
  *    lines that do not end the block leave that link alone (a parser that
  *    does not see them as lines would still fold the next line in), except
  *    a lone LF, which ends it;
+ *  - a line that is a name alone (no colon) is a field with an empty value
+ *    (nginx reads it so): masked or dropped when the name is listed;
  *  - a masked line is rewritten from its first byte (after the leading
- *    SP/HTAB run of a continuation line) to its end: "x-hdrstrip" cut to
- *    the length of the text before the colon, ':', ' ', 'x'...; a masked
- *    field's continuation lines keep their SP/HTAB run and become 'x';
+ *    SP/HTAB run of a continuation line) to its end: the filler name cut to
+ *    the length of the text before the colon (or of the whole line), ':',
+ *    ' ', 'x'...; a masked field's continuation lines keep their SP/HTAB
+ *    run and become 'x'. The filler name is "x-hdrstrip", or, when one of
+ *    its cuts is a listed name, the same with the first byte (or the first
+ *    two) taken from "xyzqj..." so that none is;
  *  - a segment that ends inside a name that some rule could still match
  *    (a prefix of a listed name, or past a prefix rule's bytes, or a whole
  *    listed name followed by blanks) has that name's bytes in the segment
  *    rewritten as a masked line's; the whole line is then masked, matching
  *    or not;
  *  - the block ends at an empty line ended by LF (or CRLF) when the line
- *    end before it had an LF too;
+ *    end before it had an LF too; any other empty line in a block (a bare
+ *    CR one, or one after a bare CR) is where some parser ends it: the
+ *    request's framing is then a conflict at the block's end;
  *  - framing: Content-Length, Transfer-Encoding and Upgrade fields (names
  *    exactly that, any case, not masked) of the header block. A length is
  *    digits with blanks around; an empty value, or one that starts with
@@ -43,8 +53,8 @@
  *  - then the next request; what does not start one is a desync, and the
  *    rest of the stream is read line by line from that line on (from the
  *    line's first byte in its segment); so is what follows CONNECT or a
- *    request with an Upgrade field. Read line by line, every line is a
- *    field line and nothing ends.
+ *    request with an Upgrade field, and all of a connection without state.
+ *    Read line by line, every line is a field line and nothing ends.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +87,32 @@ static __u8 fold(__u8 b, int fold_underscore)
 static int space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static int match(const struct ref_list *l, const __u8 *name, size_t n);
+
+/* The filler name: "x-hdrstrip" with its first byte, or first two, taken
+ * from @order until none of its cuts matches a rule. */
+static void pick_fill(struct ref_list *l)
+{
+	static const char order[] = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~";
+	size_t i, j, n, k;
+
+	for (n = 0; n < 2; n++) {
+		for (i = 0; order[i]; i++) {
+			for (j = 0; n ? order[j] != 0 : j == 0; j++) {
+				memcpy(l->fill, "x-hdrstrip", 11);
+				l->fill[0] = order[i];
+				if (n)
+					l->fill[1] = order[j];
+				for (k = 1; k <= 10; k++)
+					if (match(l, (const __u8 *)l->fill, k) >= 0)
+						break;
+				if (k > 10)
+					return;
+			}
+		}
+	}
 }
 
 int ref_list_parse(const char *text, size_t len, int mask_only, struct ref_list *l)
@@ -130,6 +166,7 @@ int ref_list_parse(const char *text, size_t len, int mask_only, struct ref_list 
 			r->name[i] = (char)fold((__u8)s[i], 0);
 		r->len = w;
 	}
+	pick_fill(l);
 	return 0;
 }
 
@@ -268,11 +305,11 @@ short_bad:
 	return -1;
 }
 
-static __u8 fill_byte(size_t col, size_t name_len)
+static __u8 fill_byte(const struct ref_list *l, size_t col, size_t name_len)
 {
 	size_t fill = name_len < 10 ? name_len : 10;
 
-	return col < fill	 ? (__u8) "x-hdrstrip"[col]
+	return col < fill	 ? (__u8)l->fill[col]
 	       : col == fill	 ? ':'
 	       : col == fill + 1 ? ' '
 				 : 'x';
@@ -310,7 +347,7 @@ static void touch(struct ref *s, size_t from, size_t to, size_t col0, size_t nam
 	size_t i;
 
 	for (i = from; i < to; i++) {
-		s->b[i] = fill_x ? 'x' : fill_byte(i - col0, name_len);
+		s->b[i] = fill_x ? 'x' : fill_byte(s->l, i - col0, name_len);
 		if (s->touched)
 			s->touched[i] = 1;
 	}
@@ -327,12 +364,6 @@ static size_t seg_start(const struct ref *s, size_t pos)
 		start = s->o->ends[i];
 	}
 	return start;
-}
-
-/* Length of the first segment. */
-static size_t seg_len0(const struct ref *s)
-{
-	return s->o->ends && s->o->n_ends ? s->o->ends[0] : s->len;
 }
 
 static int is_seg_end(const struct ref *s, size_t k)
@@ -383,6 +414,24 @@ static void request_done(struct ref *s)
 	s->mode = M_REQUEST;
 }
 
+/* A connection's first bytes at @q that are certainly another protocol,
+ * within the segment that holds them: a TLS record, the HTTP/2 preface. */
+static int other_protocol(const struct ref *s, size_t q)
+{
+	static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+	size_t i, end = s->len;
+
+	for (i = 0; s->o->ends && i < s->o->n_ends; i++) {
+		if (q < s->o->ends[i]) {
+			end = s->o->ends[i];
+			break;
+		}
+	}
+	if (s->b[q] == 0x16)
+		return q + 2 <= end && s->b[q + 1] == 0x03;
+	return q + 24 <= end && !memcmp(s->b + q, preface, 24);
+}
+
 static void step_request(struct ref *s)
 {
 	size_t q = s->p, fail = 0, next;
@@ -391,20 +440,17 @@ static void step_request(struct ref *s)
 
 	while (q < s->len && (blank(s->b[q]) || s->b[q] == '\r' || s->b[q] == '\n'))
 		q++;
-	next = q < s->len ? next_line(s->b, s->len, q, &ln) : q;
-	if (s->o->untracked_scan && !s->seen_request &&
-	    (q == s->len || !ln.eol_len || q + ln.len >= seg_len0(s))) {
-		/* No state, and the first segment ends before the first line
-		 * does: request line or field line, it is checked line by line
-		 * from the first byte. */
-		s->r->not_http = 1;
-		go_lines(s, 0);
-		return;
-	}
 	if (q == s->len) {
 		s->mode = M_STOP;
 		return;
 	}
+	if (!s->seen_request && other_protocol(s, q)) {
+		s->r->not_http = 1;
+		s->r->outcome = REF_NOT_HTTP;
+		s->mode = M_STOP;
+		return;
+	}
+	next = next_line(s->b, s->len, q, &ln);
 	v = check_request(s->b + q, ln.len, ln.eol_len != 0, &fail);
 	if (v == 1) {
 		s->mode = M_STOP;
@@ -413,18 +459,8 @@ static void step_request(struct ref *s)
 	if (v < 0) {
 		size_t seg = seg_start(s, q + fail);
 
-		if (s->seen_request) {
-			s->r->desync++;
-			go_lines(s, q > seg ? q : seg);
-			return;
-		}
-		s->r->not_http = 1;
-		if (s->o->untracked_scan && seg == 0) {
-			go_lines(s, 0);
-			return;
-		}
-		s->r->outcome = REF_NOT_HTTP;
-		s->mode = M_STOP;
+		s->r->desync++;
+		go_lines(s, q > seg ? q : seg);
 		return;
 	}
 	s->r->requests++;
@@ -438,7 +474,6 @@ static void step_request(struct ref *s)
 	s->p = next;
 }
 
-/* Which framing field is this name (exactly, any case), if any. */
 static int framing_name(const __u8 *n, size_t len)
 {
 	static const char *const names[] = { "content-length", "transfer-encoding", "upgrade" };
@@ -510,11 +545,15 @@ static void transfer_encoding(struct ref *s, const __u8 *v, size_t n)
 
 static void block_done(struct ref *s, size_t lf)
 {
+	if (s->bad) {
+		conflict(s, lf, s->p);
+		return;
+	}
 	if (s->trailers) {
 		request_done(s);
 		return;
 	}
-	if (s->bad || (s->te && (s->cl_seen || !s->chunked))) {
+	if (s->te && (s->cl_seen || !s->chunked)) {
 		conflict(s, lf, s->p);
 		return;
 	}
@@ -551,6 +590,10 @@ static void step_field_line(struct ref *s)
 			block_done(s, next - 1);
 			return;
 		}
+		/* An empty line some parser ends the block at. (A bare CR at
+		 * the very end of the data is not one yet.) */
+		if (!lines && (ln.eol_lf || next < s->len))
+			s->bad = 1;
 		if (ln.eol_len == 1 && ln.eol_lf)
 			s->prev_masked = 0;
 		s->prev_lf = ln.eol_lf;
@@ -608,8 +651,24 @@ static void step_field_line(struct ref *s)
 	}
 
 	if (!colon) {
+		/* A name alone: a field with an empty value to nginx. */
+		for (nend = ln.len; nend > i && blank(name[nend - 1 - i]); nend--)
+			;
+		rule = ln.eol_len ? match(s->l, name, nend - i) : -1;
 		free(name);
-		if (ln.eol_len && premasked) {
+		if (rule >= 0) {
+			s->r->matched++;
+			if (s->r->n_hits < REF_MAX_HITS)
+				s->r->hits[s->r->n_hits++] = (unsigned int)rule;
+			if (s->l->rules[rule].drop) {
+				s->r->outcome = REF_DROP;
+				s->r->stop = p + ln.len;
+				s->mode = M_STOP;
+				return;
+			}
+			s->r->masked++;
+		}
+		if (ln.eol_len && (premasked || rule >= 0)) {
 			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
 			s->prev_masked = 1;
 		}
@@ -741,6 +800,11 @@ void ref_strip_ex(const struct ref_list *l, __u8 *buf, size_t len, const struct 
 	s.touched = touched;
 	s.r = r;
 	s.mode = M_REQUEST;
+	if (o->untracked) {
+		/* No state: line by line from the first byte. */
+		s.seen_request = 1;
+		go_lines(&s, 0);
+	}
 	if (touched)
 		memset(touched, 0, len);
 	while (s.mode != M_STOP) {
@@ -767,7 +831,7 @@ void ref_strip_ex(const struct ref_list *l, __u8 *buf, size_t len, const struct 
 
 void ref_strip(const struct ref_list *l, __u8 *buf, size_t len, struct ref_result *r)
 {
-	const struct ref_opts o = { .untracked_scan = 1 };
+	const struct ref_opts o = { 0 };
 
 	ref_strip_ex(l, buf, len, &o, NULL, r);
 }

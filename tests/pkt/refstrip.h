@@ -28,6 +28,7 @@ struct ref_list {
 	struct ref_rule rules[REF_MAX_RULES];
 	size_t n;
 	int fold_underscore;
+	char fill[11]; /* the filler name (ref_list_parse() picks it) */
 };
 
 enum ref_outcome {
@@ -43,8 +44,8 @@ struct ref_opts {
 	const size_t *ends;
 	size_t n_ends;
 	int conflict_pass; /* on_error pass: ambiguous framing, then line by line */
-	int untracked_scan; /* no connection state: data that does not start a
-			       request is scanned line by line (--untracked scan) */
+	int untracked; /* no connection state: line by line from the first byte
+			  (--untracked scan) */
 };
 
 struct ref_result {
@@ -63,8 +64,8 @@ struct ref_result {
  * @mask_only, "drop" is read as "mask". Returns 0 or -1. */
 int ref_list_parse(const char *text, size_t len, int mask_only, struct ref_list *l);
 
-/* Strip @buf[0, len) in place as the documented rules say: one segment of a
- * connection without state, the drop policy for ambiguous framing. */
+/* Strip @buf[0, len) in place as the documented rules say: one segment, the
+ * start of a connection, the drop policy for ambiguous framing. */
 void ref_strip(const struct ref_list *l, __u8 *buf, size_t len, struct ref_result *r);
 
 /* The same with options; @touched (NULL or @len bytes) gets 1 for every byte

@@ -809,13 +809,20 @@ int st_split_names(struct th *h, struct st_stats *st)
  * LRU eviction: a table of @max_flows connections, one connection that
  * starts a request, a flood of SYNs of other 4-tuples, then a continuation
  * segment of the first connection carrying an internal field: its state is
- * gone, so the segment is scanned line by line (untracked) and masked.
+ * gone, so the segment is scanned line by line (untracked) and masked. It
+ * looks like a request with a body, and the field after the body is masked
+ * too: without state no framing is trusted (bytes a server reads as a
+ * request may be body to this reader, and the other way round).
  */
 int st_eviction(const char *obj_path, unsigned int max_flows)
 {
 	static const char head[] = "GET / HTTP/1.1\r\nHost: h\r\n",
-			  cont[] = "Accept: a\r\nX-Internal-Auth: leak\r\n\r\n",
-			  cont_m[] = "Accept: a\r\nx-hdrstrip: xxxxxxxxx\r\n\r\n";
+			  cont[] = "Accept: a\r\nX-Internal-Auth: leak\r\n\r\n"
+				   "POST / HTTP/1.1\r\nContent-Length: 24\r\n\r\n"
+				   "X-Internal-Auth: hidden\r\n",
+			  cont_m[] = "Accept: a\r\nx-hdrstrip: xxxxxxxxx\r\n\r\n"
+				     "POST / HTTP/1.1\r\nContent-Length: 24\r\n\r\n"
+				     "x-hdrstrip: xxxxxxxxxxx\r\n";
 	struct hs_counters b, a;
 	struct hs_flow_key k;
 	struct th h;
@@ -866,8 +873,8 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 		bad += check_out(&c, got, cont_m, "continuation after eviction");
 		th_counters(&h, &a);
 		bad += diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
-		bad += diff1(c.what, hn, "non_http", a.non_http - b.non_http, 1);
-		bad += diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 1);
+		bad += diff1(c.what, hn, "non_http", a.non_http - b.non_http, 0);
+		bad += diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 2);
 	}
 	th_close(&h);
 	return bad;
