@@ -20,8 +20,9 @@
  *  - the request line accepts what Python accepts (any of the bytes above
  *    between words, HTTP/0.9's two words); a first line that is no such
  *    request line is checked line by line with the rest of the connection,
- *    unless it is certainly another protocol (a TLS record, the HTTP/2
- *    preface), which no HTTP/1.x server reads on;
+ *    unless it is certainly another protocol (a TLS record), which no
+ *    HTTP/1.x server reads on (HTTP/2's preface reads as a request line,
+ *    and what follows it line by line);
  *  - a line that is a name and nothing else (no colon) is a field with an
  *    empty value to nginx: a listed one is masked too.
  * The header block ends only where every such parser agrees it ends: an
@@ -732,24 +733,6 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 }
 
 /*
- * A connection's first bytes that are certainly no HTTP/1.x: a TLS record
- * (handshake, version 3.x), or the HTTP/2 connection preface whole. An
- * HTTP/1.x server rejects both and reads no further; anything else may be
- * a request line to some server.
- */
-HS_INLINE int hs_other_protocol(const struct hs_scan *s, const __u8 *p, const __u8 *data_end,
-				__u8 b, __u32 pos)
-{
-	if (b == 0x16)
-		return pos + 2 <= s->end && p + 2 <= data_end && p[1] == 0x03;
-	if (b != 'P' || pos + 24 > s->end || p + 24 > data_end)
-		return 0;
-	/* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", little-endian */
-	return hs_load64(p) == 0x5448202a20495250ULL && hs_load64(p + 8) == 0x0a0d302e322f5054ULL &&
-	       hs_load64(p + 16) == 0x0a0d0a0d4d530a0dULL;
-}
-
-/*
  * The line ended at @pos (byte @b) in its name, with no colon: nginx takes
  * it for a field with an empty value, so a listed name is masked (or
  * dropped) as a field is; any other such line is kept.
@@ -797,7 +780,9 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		if (blank || eol)
 			break;
 		s->line_start = hs_off(pos);
-		if (!(s->st.conn & HS_CN_SEEN_REQUEST) && hs_other_protocol(s, p, data_end, b, pos)) {
+		if (b == 0x16 && !(s->st.conn & HS_CN_SEEN_REQUEST)) {
+			/* A TLS record (handshake): certainly no HTTP/1.x, which
+			 * no server reads on (it is no token byte). */
 			s->st.phase = HS_PH_NOT_HTTP;
 			return HS_STEP_DONE;
 		}

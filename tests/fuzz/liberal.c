@@ -125,7 +125,9 @@ int lib_field(const uint8_t *buf, const struct lib_line *ln, size_t *ns, size_t 
 		a++;
 	for (c = a; c < ln->end && buf[c] != ':'; c++)
 		;
-	if (c >= ln->end)
+	/* No colon: nginx reads a name alone, ended by the line end, as a
+	 * field with an empty value. */
+	if (c >= ln->end && ln->next == ln->end)
 		return 0;
 	*ns = a;
 	while (c > a && lib_blank(buf[c - 1]))
@@ -160,13 +162,18 @@ int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne)
 	return 0;
 }
 
+static char fill_name[11] = "x-hdrstrip";
+
+void lib_set_filler(const char *name)
+{
+	memcpy(fill_name, name, 10);
+}
+
 /* Byte @i of the masked shape whose name part is @k bytes long. */
 static uint8_t filler_byte(size_t i, size_t k)
 {
-	static const char name[] = "x-hdrstrip";
-
 	if (i < k)
-		return name[i];
+		return (uint8_t)fill_name[i];
 	if (i == k)
 		return ':';
 	if (i == k + 1)

@@ -53,8 +53,10 @@ struct lib_line {
 size_t lib_lines(const uint8_t *buf, size_t len, struct lib_line *lines, size_t max);
 
 /* A field line as the most liberal parser reads it: blanks stripped before
- * and after the name, the name ending at the first colon. Returns 1 with
- * the name in [*ns, *ne) (not empty), 0 when the line holds no field. */
+ * and after the name, the name ending at the first colon, or at the line
+ * end of a line without one (nginx: a field with an empty value). Returns
+ * 1 with the name in [*ns, *ne) (not empty), 0 when the line holds no
+ * field. */
 int lib_field(const uint8_t *buf, const struct lib_line *ln, size_t *ns, size_t *ne);
 
 /* Does the line start with SP or HTAB (obs-fold continuation)? */
@@ -73,5 +75,9 @@ int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne);
  * starts at their column. Returns 1 when [start, end) of @buf has one.
  */
 int lib_filler(const uint8_t *buf, size_t start, size_t end);
+
+/* The filler name lib_filler() looks for (hs_trie.fill's ten bytes; the
+ * default is "x-hdrstrip"). */
+void lib_set_filler(const char *name);
 
 #endif /* HDRSTRIP_FUZZ_LIBERAL_H */

@@ -215,6 +215,7 @@ static void load_list(const struct sc_input *in)
 	memcpy(g_list.text, text, len);
 	g_list.text_len = len;
 	g_list.valid = 1;
+	lib_set_filler((const char *)g_list.trie.fill);
 }
 
 /* ---- one run, as bpf/hdrstrip.bpf.c drives the scanner ---- */
@@ -274,7 +275,9 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 	r->n_hits = r->n_premask = 0;
 	r->end_phase = -1;
 	hs_stream_init(&st);
-	if (kind == RUN_UNTRACKED)
+	/* A connection first seen mid-way is scanned line by line from its
+	 * first byte under --untracked scan (flow.h). */
+	if (kind == RUN_UNTRACKED || (fresh && (untracked == 0 || untracked == 3)))
 		hs_stream_untrack(&st);
 
 	while (off < in->len && !e->failed) {
@@ -294,8 +297,6 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 		before = sum16(buf, hdr - 20, hdr + n);
 
 		hs_scan_begin(&s, &st, hdr, hdr + n, hdr - 20);
-		if (first && fresh && (untracked == 0 || untracked == 3))
-			s.opts |= HS_OPT_UNTRACKED;
 		if (go_on)
 			s.opts |= HS_OPT_CONFLICT_GO_ON;
 		while (!done) {
@@ -498,11 +499,11 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 		if (k == n_lines || r->cls[lines[k].start] != CL_FIELD)
 			continue;
 		if (lib_field(in->stream, &lines[k], &ns, &ne))
-			for (c = ns; in->stream[c] != ':'; c++)
+			for (c = ns; c < lines[k].end && in->stream[c] != ':'; c++)
 				;
 		if (!lib_field(in->stream, &lines[k], &ns, &ne) || c != hit->off) {
-			failf(e, "%s run: match at %zu is not at the colon of a field line", rn,
-			      (size_t)hit->off);
+			failf(e, "%s run: match at %zu is not at the colon (or line end) of a field line",
+			      rn, (size_t)hit->off);
 			break;
 		}
 		want = lib_match(l, in->stream + ns, ne - ns);
@@ -818,7 +819,7 @@ static void dump(const struct sc_input *in)
 	}
 }
 
-/* Is the first segment scanned with HS_OPT_UNTRACKED (mid-connection,
+/* Is the connection scanned line by line from its first byte (no state,
  * --untracked scan)? */
 static int untracked_scan(const struct sc_input *in)
 {
@@ -827,25 +828,6 @@ static int untracked_scan(const struct sc_input *in)
 	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
 }
 
-/*
- * Does the first segment of run @kind end before the stream's first line
- * does (a line end after a byte that is not blank)? Then the scanner goes
- * line by line from the connection's first byte (scan.h: a connection
- * first seen mid-way), and the run is held to the untracked reference.
- */
-static int first_line_cut(const struct sc_input *in, int kind)
-{
-	size_t n = seg_len(in, kind, 0, in->len), i = 0;
-
-	if (!untracked_scan(in))
-		return 0;
-	while (i < n &&
-	       (lib_blank(in->stream[i]) || in->stream[i] == '\r' || in->stream[i] == '\n'))
-		i++;
-	while (i < n && in->stream[i] != '\r' && in->stream[i] != '\n')
-		i++;
-	return i == n;
-}
 
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
@@ -867,8 +849,7 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 			check_run(&in, k, &g_runs[k], &e);
 	}
 	for (int k = RUN_CUTS; k <= RUN_BYTES && !e.failed; k++)
-		compare_runs(&in, first_line_cut(&in, k) ? RUN_UNTRACKED : RUN_WHOLE, k, n_lines,
-			     &e);
+		compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
 	if (getenv("SC_DEBUG"))
 		dump(&in);
 	return e.failed ? -1 : 0;

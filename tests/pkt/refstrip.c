@@ -7,8 +7,8 @@
  *  - a request line comes after blank and empty lines: METHOD (1-32 token
  *    bytes; exactly "CONNECT" opens a tunnel), blanks, TARGET, and an
  *    optional version that starts with "HTTP/", blanks after it only; a
- *    connection that starts with a TLS record (0x16 0x03) or the whole
- *    HTTP/2 preface in its first segment is not HTTP/1.x, and is left alone;
+ *    connection that starts with a TLS record (0x16) is not HTTP/1.x, and
+ *    is left alone;
  *    any other first line that is no request line is a desync (below);
  *  - a field line's name is the text between the leading blanks and the
  *    first ':', without trailing blanks; it matches a rule when equal to it
@@ -414,24 +414,6 @@ static void request_done(struct ref *s)
 	s->mode = M_REQUEST;
 }
 
-/* A connection's first bytes at @q that are certainly another protocol,
- * within the segment that holds them: a TLS record, the HTTP/2 preface. */
-static int other_protocol(const struct ref *s, size_t q)
-{
-	static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
-	size_t i, end = s->len;
-
-	for (i = 0; s->o->ends && i < s->o->n_ends; i++) {
-		if (q < s->o->ends[i]) {
-			end = s->o->ends[i];
-			break;
-		}
-	}
-	if (s->b[q] == 0x16)
-		return q + 2 <= end && s->b[q + 1] == 0x03;
-	return q + 24 <= end && !memcmp(s->b + q, preface, 24);
-}
-
 static void step_request(struct ref *s)
 {
 	size_t q = s->p, fail = 0, next;
@@ -444,7 +426,7 @@ static void step_request(struct ref *s)
 		s->mode = M_STOP;
 		return;
 	}
-	if (!s->seen_request && other_protocol(s, q)) {
+	if (!s->seen_request && s->b[q] == 0x16) {
 		s->r->not_http = 1;
 		s->r->outcome = REF_NOT_HTTP;
 		s->mode = M_STOP;
