@@ -156,6 +156,8 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		cfg.on_error = o->on_error;
 	if (o->untracked >= 0)
 		cfg.untracked = o->untracked;
+	if (o->urgent >= 0)
+		cfg.urgent = o->urgent;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
 	/* The flip: one map write. */

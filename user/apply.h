@@ -10,6 +10,7 @@ struct apply_opts {
 	const __u64 *ports; /* NULL: keep */
 	int on_error; /* enum hs_policy, -1: keep */
 	int untracked; /* enum hs_policy, -1: keep */
+	int urgent; /* enum hs_urgent, -1: keep */
 	int qdisc_created; /* -1: keep */
 };
 

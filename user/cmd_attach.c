@@ -23,6 +23,7 @@ struct attach_cmd {
 	__u64 ports[HS_PORT_WORDS];
 	int on_error;
 	int untracked; /* enum hs_policy, -1: keep */
+	int urgent; /* enum hs_urgent, -1: keep */
 	__u32 flows; /* 0: default */
 	struct hs_list_opts list;
 };
@@ -30,7 +31,7 @@ struct attach_cmd {
 static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
-	"                       [--untracked scan|pass|drop] [--flows N]\n"
+	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
 	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
@@ -47,6 +48,9 @@ static const char attach_usage[] =
 	"  --untracked POLICY    segments of connections without state (older than the attach,\n"
 	"                        or evicted) that do not start a request: scan (default: mask\n"
 	"                        every line that looks like an internal field), pass or drop\n"
+	"  --urgent POLICY       segments with urgent data (URG), whose urgent byte a receiver\n"
+	"                        takes out of the stream: clear (default: clear URG and the\n"
+	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
 	"  --flows N             connections tracked per hook (default 32768, about 330 bytes each)\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
@@ -54,7 +58,7 @@ static const char attach_usage[] =
 
 static const char update_usage[] =
 	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
-	"                       [--untracked scan|pass|drop]\n"
+	"                       [--untracked scan|pass|drop] [--urgent clear|drop]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
@@ -74,6 +78,7 @@ enum {
 	OPT_PORTS,
 	OPT_ON_ERROR,
 	OPT_UNTRACKED,
+	OPT_URGENT,
 	OPT_FLOWS,
 	OPT_CGROUP,
 	OPT_NOFOLD
@@ -86,6 +91,7 @@ static const struct option attach_lopts[] = {
 	{ "ports", required_argument, NULL, OPT_PORTS },
 	{ "on-error", required_argument, NULL, OPT_ON_ERROR },
 	{ "untracked", required_argument, NULL, OPT_UNTRACKED },
+	{ "urgent", required_argument, NULL, OPT_URGENT },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
 	{ "cgroup", required_argument, NULL, OPT_CGROUP },
 	{ "no-fold-underscore", no_argument, NULL, OPT_NOFOLD },
@@ -110,6 +116,7 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 	o->xdp_mode = XDP_MODE_NATIVE;
 	o->on_error = -1;
 	o->untracked = -1;
+	o->urgent = -1;
 	hs_list_opts_default(&o->list);
 	o->list.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "h", attach_lopts, NULL)) != -1) {
@@ -164,6 +171,17 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 				o->untracked = HS_POLICY_DROP;
 			} else {
 				pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)",
+				       cmd, optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case OPT_URGENT:
+			if (!strcmp(optarg, "clear")) {
+				o->urgent = HS_URGENT_CLEAR;
+			} else if (!strcmp(optarg, "drop")) {
+				o->urgent = HS_URGENT_DROP;
+			} else {
+				pr_err("%s: unknown policy '%s' for --urgent (expected clear or drop)",
 				       cmd, optarg);
 				return EXIT_USAGE;
 			}
@@ -322,7 +340,7 @@ int cmd_attach(int argc, char **argv)
 {
 	struct attach_cmd o;
 	struct attach_opts ao;
-	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1 };
+	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1, .urgent = -1 };
 	struct hs_config saved;
 	struct dev_state st;
 	struct dev_maps m;
@@ -409,6 +427,7 @@ int cmd_attach(int argc, char **argv)
 	ap.list_path = o.headers;
 	ap.on_error = o.on_error >= 0 ? o.on_error : created ? HS_POLICY_DROP : -1;
 	ap.untracked = o.untracked >= 0 ? o.untracked : created ? HS_POLICY_SCAN : -1;
+	ap.urgent = o.urgent >= 0 ? o.urgent : created ? HS_URGENT_CLEAR : -1;
 	if (o.ports_set) {
 		ap.ports = o.ports;
 	} else if (created) {
@@ -514,7 +533,7 @@ out:
 int cmd_update(int argc, char **argv)
 {
 	struct attach_cmd o;
-	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1 };
+	struct apply_opts ap = { .qdisc_created = -1, .untracked = -1, .urgent = -1 };
 	struct dev_state st;
 	struct dev_maps m;
 	struct pin_lock lk = { .fd = -1 };
@@ -566,6 +585,7 @@ int cmd_update(int argc, char **argv)
 	ap.list_path = o.headers;
 	ap.on_error = o.on_error;
 	ap.untracked = o.untracked;
+	ap.urgent = o.urgent;
 	ap.ports = o.ports_set ? o.ports : NULL;
 	r = apply_list(&d, &m, &l, t, &ap);
 	if (r) {

@@ -292,6 +292,18 @@ static const char *policy_name(int p)
 	return p == HS_POLICY_PASS ? "pass" : p == HS_POLICY_SCAN ? "scan" : "drop";
 }
 
+static const char *urgent_name(int u)
+{
+	switch (u) {
+	case HS_URGENT_CLEAR:
+		return "clear";
+	case HS_URGENT_DROP:
+		return "drop";
+	default:
+		return "?";
+	}
+}
+
 static void print_status(const struct found *f, int json, int last)
 {
 	char ports[512], when[40], ns[300];
@@ -328,10 +340,11 @@ static void print_status(const struct found *f, int json, int last)
 		printf("],\"names\":%u,\"list\":", f->cfg.n_names);
 		json_str(f->cfg.list_path);
 		printf(",\"updated\":\"%s\",\"generation\":%u,\"active_slot\":%u,\"ports\":\"%s\","
-		       "\"on_error\":\"%s\",\"untracked\":\"%s\",\"flows\":%u,\"pin_dir\":",
+		       "\"on_error\":\"%s\",\"untracked\":\"%s\",\"urgent\":\"%s\",\"flows\":%u,"
+		       "\"pin_dir\":",
 		       when, f->cfg.generation, f->cfg.active_slot, ports,
 		       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop",
-		       policy_name(f->cfg.untracked), f->cfg.flows);
+		       policy_name(f->cfg.untracked), urgent_name(f->cfg.urgent), f->cfg.flows);
 		json_str(f->d.pin_dir);
 		printf("}%s\n", last ? "" : ",");
 		return;
@@ -356,6 +369,8 @@ static void print_status(const struct found *f, int json, int last)
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,
 	       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", policy_name(f->cfg.untracked));
+	if (f->d.cgroup_fd < 0)
+		printf("  urgent      %s\n", urgent_name(f->cfg.urgent));
 	if (f->cfg.flows)
 		printf("  flows       %u connections per hook\n", f->cfg.flows);
 	printf("  pins        %s\n", f->d.pin_dir);

@@ -79,10 +79,17 @@ static int xdp_attach(const struct dev *d, struct hdrstrip *skel, int mode, int 
 	if (err)
 		return (int)err;
 	r = xdp_program__attach(prog, d->ifindex, mode, 0);
-	if (r == -EOPNOTSUPP && mode == XDP_MODE_NATIVE) {
-		pr_warn("the driver of '%s' has no native XDP support; attaching in skb "
-			"(generic) mode, which runs later and costs more",
-			d->name);
+	if ((r == -EOPNOTSUPP || r == -ERANGE) && mode == XDP_MODE_NATIVE) {
+		/* ERANGE: the MTU (a veth's peer's, say) is larger than the
+		 * driver's native XDP takes in one buffer. */
+		if (r == -ERANGE)
+			pr_warn("the MTU of '%s' is too large for native XDP on its driver; "
+				"attaching in skb (generic) mode, which runs later and costs more",
+				d->name);
+		else
+			pr_warn("the driver of '%s' has no native XDP support; attaching in skb "
+				"(generic) mode, which runs later and costs more",
+				d->name);
 		mode = XDP_MODE_SKB;
 		r = xdp_program__attach(prog, d->ifindex, mode, 0);
 	}
