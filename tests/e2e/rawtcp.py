@@ -32,6 +32,7 @@ CLI (one connection, for trying things by hand):
 TEXT takes Python escapes (\\r\\n, \\xNN). Prints the answers' bytes.
 """
 import argparse
+import errno
 import os
 import random
 import select
@@ -166,9 +167,17 @@ class Link:
         self.sock.bind((ifname, 0))
         self.conns = {}
         self.sent = 0
+        self.dropped_here = 0
 
     def send(self, frame):
-        self.sock.send(frame)
+        try:
+            self.sock.send(frame)
+        except OSError as e:
+            # A qdisc or a tc egress program dropped it (NET_XMIT_DROP):
+            # for the tests, a segment lost on the way.
+            if e.errno != errno.ENOBUFS:
+                raise
+            self.dropped_here += 1
         self.sent += 1
 
     def poll(self, timeout):
