@@ -97,11 +97,13 @@ big_frames() {
 	step "MTU $mtu on $SDEV" ip -n "$SNS" link set dev "$SDEV" mtu "$mtu"
 	step "GSO size $size on $CDEV" ip -n "$CNS" link set dev "$CDEV" gso_max_size "$size"
 	step "GRO size $size on $SDEV" ip -n "$SNS" link set dev "$SDEV" gro_max_size "$size"
-	# iproute2 6.1 has no gso_ipv4_max_size: rtnetlink directly.
-	step "IPv4 GSO size $size on $CDEV" in_c "$PYTHON" "$E2E_DIR/normalize.py" link-size \
-		"$CDEV" gso_ipv4_max_size "$size"
-	step "IPv4 GRO size $size on $SDEV" in_s "$PYTHON" "$E2E_DIR/normalize.py" link-size \
-		"$SDEV" gro_ipv4_max_size "$size"
+	# iproute2 6.1 has no gso_ipv4_max_size: rtnetlink directly. A kernel
+	# without IPv4 BIG TCP (before 6.3) refuses: then case bigtcp fails
+	# with the note that no frame over 64 KiB left the client.
+	if ! in_c "$PYTHON" "$E2E_DIR/normalize.py" link-size "$CDEV" gso_ipv4_max_size "$size" ||
+		! in_s "$PYTHON" "$E2E_DIR/normalize.py" link-size "$SDEV" gro_ipv4_max_size "$size"; then
+		log "no IPv4 BIG TCP sizes on this kernel (gso/gro_ipv4_max_size)"
+	fi
 }
 
 for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
