@@ -820,14 +820,9 @@ def judge(a):
     hooks = list(dict.fromkeys(r["hook"] for r in rows))
     cases = list(dict.fromkeys(r["case"] for r in rows))
     info = {r["case"]: (r["cls"], r["what"]) for r in rows}
+    # The table comes last: run.sh shows a failed test's last lines.
     w = 30
-    print("normalize: per case and hook: PASS, or FAIL with the origins that failed and why")
-    print("(LEAK: an application got an internal name; DAMAGE: bytes differ from what was")
-    print("sent; ABSENT: a counter this build does not have; COUNT: a counter moved wrong;")
-    print("DROP: bytes that must pass never got through; NOTDROP: a segment that must be")
-    print("dropped was taken; REQS: the application got another number of requests)")
-    print("%-3s %-16s " % ("cl", "case") + " ".join("%-*s" % (w, h) for h in hooks))
-    failures = []
+    table, failures = [], []
     npass = nfail = 0
     for c in cases:
         cells = []
@@ -849,15 +844,23 @@ def judge(a):
             cells.append("%-*s" % (w, ("FAIL %s %s" % (tags, who))[:w]))
             for r in bad:
                 failures.append("%s/%s/%s: %s" % (c, h, r["origin"], "; ".join(r["problems"])))
-        print("%-3s %-16s " % (info[c][0], c[:16]) + " ".join(cells))
-    print()
-    for c in cases:
-        print("  %-16s (class %s) %s" % (c, info[c][0], info[c][1]))
+        table.append("%-3s %-16s " % (info[c][0], c[:16]) + " ".join(cells))
     if failures:
-        print("normalize: FAILED:")
+        print("normalize: failures, per case, hook and origin:")
         for f in failures:
             print("  " + f[:400])
-    print("normalize: %d passed, %d failed" % (npass, nfail))
+    print("normalize: the cases:")
+    for c in cases:
+        print("  %-16s (class %s) %s" % (c, info[c][0], info[c][1]))
+    print("normalize: per case and hook: PASS, or FAIL with the origins that failed (ni:")
+    print("node-insecure) and why: LEAK an application got an internal name; DAMAGE bytes")
+    print("differ from what was sent; ABSENT a counter this build does not have; COUNT a")
+    print("counter moved wrong; DROP bytes that must pass never got through; NOTDROP a")
+    print("segment that must be dropped was taken; REQS another number of requests")
+    print("%-3s %-16s " % ("cl", "case") + " ".join("%-*s" % (w, h) for h in hooks))
+    for line in table:
+        print(line)
+    print("normalize: %d passed, %d failed (case x hook)" % (npass, nfail))
     return 1 if failures else 0
 
 
