@@ -32,6 +32,7 @@ PORT_NODE=80
 PORT_NGINX=8080
 PORT_PYTHON=8081
 PORT_BACKEND=9000 # nginx's upstream, on the server namespace's loopback
+PORT_NODE_INSECURE=8082 # start_node_insecure (not in start_servers, HS_PORTS)
 HS_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
 
 CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
@@ -322,6 +323,18 @@ start_node() {
 	E2E_PIDS+=($!)
 	wait_listen "$SNS" "$PORT_NODE" node $!
 	log "ok: node origin on :$PORT_NODE"
+}
+
+# node with its lenient parser (--insecure-http-parser), reporting as
+# "node-insecure" in $WORK/node-insecure.log.
+start_node_insecure() {
+	require_tools node
+	ip netns exec "$SNS" node --max-http-header-size=131072 --insecure-http-parser \
+		"$E2E_DIR/servers/origin.js" "$PORT_NODE_INSECURE" "$WORK/node-insecure.log" \
+		node-insecure >"$WORK/node-insecure.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NODE_INSECURE" node-insecure $!
+	log "ok: node origin with --insecure-http-parser on :$PORT_NODE_INSECURE"
 }
 
 start_python() {

@@ -6,7 +6,8 @@
  * (req.rawHeaders keeps case and order); the same report is appended to a
  * log file, so a test can also prove what never arrived.
  *
- * Usage: node --max-http-header-size=N origin.js PORT LOGFILE
+ * Usage: node --max-http-header-size=N [--insecure-http-parser] origin.js PORT LOGFILE [NAME]
+ * NAME (default "node") is the server's name in its reports.
  *
  * Report format (shared with servers/pyorigin.py):
  *   server: node
@@ -16,6 +17,7 @@
  *   app-header: Name: value      python: the fields as the application
  *                                sees them (self.headers), after parsing
  *   body-bytes: N
+ *   body-sha256: HEX             the body's digest (byte-exact checks)
  *   end
  * Bytes outside printable ASCII are written as \xNN, a backslash as \\.
  */
@@ -23,9 +25,11 @@
 
 const http = require('http');
 const fs = require('fs');
+const crypto = require('crypto');
 
 const port = Number(process.argv[2] || 80);
 const logPath = process.argv[3] || '/dev/null';
+const serverName = process.argv[4] || 'node';
 
 /* Headers reach JavaScript as latin1 strings: one char per byte. */
 function esc(s) {
@@ -44,15 +48,19 @@ function esc(s) {
 
 const server = http.createServer({ maxHeaderSize: 131072 }, (req, res) => {
 	let bodyBytes = 0;
-	req.on('data', (chunk) => { bodyBytes += chunk.length; });
+	const digest = crypto.createHash('sha256');
+	req.on('data', (chunk) => {
+		bodyBytes += chunk.length;
+		digest.update(chunk);
+	});
 	req.on('end', () => {
-		const lines = ['server: node',
+		const lines = [`server: ${serverName}`,
 			`request: ${esc(req.method)} ${esc(req.url)} HTTP/${req.httpVersion}`];
 		for (let i = 0; i < req.rawHeaders.length; i += 2)
 			lines.push(`header: ${esc(req.rawHeaders[i])}: ${esc(req.rawHeaders[i + 1])}`);
 		for (let i = 0; i < req.rawTrailers.length; i += 2)
 			lines.push(`trailer: ${esc(req.rawTrailers[i])}: ${esc(req.rawTrailers[i + 1])}`);
-		lines.push(`body-bytes: ${bodyBytes}`, 'end', '');
+		lines.push(`body-bytes: ${bodyBytes}`, `body-sha256: ${digest.digest('hex')}`, 'end', '');
 		const report = lines.join('\n');
 		fs.appendFileSync(logPath, report);
 		res.writeHead(200, {
@@ -65,7 +73,7 @@ const server = http.createServer({ maxHeaderSize: 131072 }, (req, res) => {
 
 /* A request llhttp rejects is logged too: a test may want to know why. */
 server.on('clientError', (err, sock) => {
-	fs.appendFileSync(logPath, `server: node\nclient-error: ${err.code}\nend\n`);
+	fs.appendFileSync(logPath, `server: ${serverName}\nclient-error: ${err.code}\nend\n`);
 	if (sock.writable)
 		sock.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
 	else

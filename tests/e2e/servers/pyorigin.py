@@ -14,6 +14,7 @@ Every report (format in servers/origin.js) is sent as the response body and
 appended to the --log file.
 """
 import argparse
+import hashlib
 import http.server
 import socket
 import socketserver
@@ -43,12 +44,13 @@ def strip_eol(line: bytes) -> bytes:
     return line
 
 
-def make_report(server, request_line, header_lines, body_bytes, app_headers=()):
+def make_report(server, request_line, header_lines, body, app_headers=()):
     lines = ["server: " + server, "request: " + esc(strip_eol(request_line))]
     lines += ["header: " + esc(strip_eol(h)) for h in header_lines]
     lines += ["app-header: %s: %s" % (esc(n.encode("latin-1", "replace")),
                                       esc(v.encode("latin-1", "replace"))) for n, v in app_headers]
-    lines += ["body-bytes: %d" % body_bytes, "end", ""]
+    lines += ["body-bytes: %d" % len(body), "body-sha256: " + hashlib.sha256(body).hexdigest(),
+              "end", ""]
     return "\n".join(lines).encode("ascii")
 
 
@@ -93,7 +95,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         # rec[0] is the request line, then the field lines up to the empty
         # line that ended them (as http.client read them).
         fields = [l for l in rec[1:] if l not in (b"\r\n", b"\n", b"")]
-        report = make_report(self.server_name_tag, rec[0], fields, len(body),
+        report = make_report(self.server_name_tag, rec[0], fields, body,
                              self.headers.items())
         write_log(self.log_path, report)
         self.send_response(200)
@@ -147,7 +149,7 @@ class RawHandler(socketserver.BaseRequestHandler):
             if not chunk:
                 break
             rest += chunk
-        report = make_report(self.server_name_tag, lines[0], lines[1:], len(rest))
+        report = make_report(self.server_name_tag, lines[0], lines[1:], rest)
         write_log(self.log_path, report)
         sock.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
                      b"Connection: close\r\nContent-Length: %d\r\n\r\n" % len(report) + report)

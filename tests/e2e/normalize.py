@@ -1,0 +1,938 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Cases of the normalisation suite (test_normalize.sh, issue 14).
+
+    normalize.py run --dev DEV --dst-mac MAC --hook HOOK --group GROUP
+                     --list LIST --origin NAME:PORT:LOG... --out RESULTS
+                     [--stats-ns NS --stats-dev DEV] [--flows-map ID]
+                     [--case ID...]
+    normalize.py judge RESULTS...
+    normalize.py cases
+
+Every case speaks TCP itself through rawtcp.py (a userspace client on a
+packet socket, from an address the client namespace does not own) to one
+origin: it shapes segments the way an attacker or an unusual but honest
+sender would (urgent pointer, overlapping retransmissions, bad checksums,
+RST and SYN the receiver ignores, data in the SYN, reordering, lost flow
+state, oversized frames), or sends request lines and field lines that some
+parser reads differently. Then it checks:
+  - no application got an internal field name under any spelling it
+    accepts (bypass.py's check of the origin's log, with the case's list);
+  - for benign parts, the application got exactly the bytes it should
+    (check_report.py's field-line comparison with the expected masks, and
+    the body's SHA-256), and TCP got every byte through (retransmitting as
+    TCP would when hdrstrip dropped a segment);
+  - hdrstrip's counters moved as the case says ('hdrstrip stats --json'
+    before and after; a counter the build does not have is reported as
+    absent, and the case fails).
+
+'judge' prints one table, case by hook, and the reason of every failure;
+it exits 1 when any case failed.
+"""
+import argparse
+import contextlib
+import hashlib
+import io
+import json
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_report  # noqa: E402
+import json_counters  # noqa: E402
+import rawtcp  # noqa: E402
+from bypass import examine, log_size  # noqa: E402
+
+SRC4 = "10.199.0.77"  # on the veth's subnet, owned by nobody
+SRC6 = "fd00:199::77"
+SRC_MAC = "02:00:00:00:00:77"
+NAME = b"X-Internal-Auth"
+ACK_WAIT = 1.0  # for a segment the server must acknowledge
+DROP_WAIT = 0.3  # for one it must not (veth: an ACK takes well under 1 ms)
+
+ALL = ("node", "node-insecure", "nginx", "python")
+
+
+class Case:
+    def __init__(self, cid, cls, what, fn, group="main", origins=ALL, counters=None, fam=4):
+        self.cid, self.cls, self.what, self.fn = cid, cls, what, fn
+        self.group, self.origins, self.counters, self.fam = group, origins, counters or {}, fam
+
+
+CASES = []
+
+
+def case(cid, cls, what, **kw):
+    def reg(fn):
+        CASES.append(Case(cid, cls, what, fn, **kw))
+        return fn
+    return reg
+
+
+def req(host, fields, target=b"/n", method=b"GET", body=b"", eol=b"\r\n"):
+    head = method + b" " + target + b" HTTP/1.1" + eol + b"Host: " + host + eol
+    return head + b"".join(f + eol for f in fields) + eol + body
+
+
+class Trial:
+    """One case against one origin: connections, expectations, problems."""
+
+    def __init__(self, a, case, origin, port, link):
+        self.a, self.case, self.origin, self.port, self.link = a, case, origin, port, link
+        self.fam = case.fam
+        self.dst = a.dst6 if self.fam == 6 else a.dst4
+        self.host = ("[%s]" % self.dst if self.fam == 6 else self.dst).encode()
+        self.tok = b"tok-" + case.cid.encode() + b"-q7"
+        self.expected = None  # requests as the application must get them
+        self.problems, self.notes = [], []
+        self.conns = []
+        self.lost = False  # bytes that had to pass never got through
+
+    def internal(self, name=NAME):
+        return name + b": " + self.tok
+
+    def conn(self, **kw):
+        src = SRC6 if self.fam == 6 else SRC4
+        c = rawtcp.Conn(self.link, src, self.dst, random.randrange(20000, 60000), self.port)
+        self.conns.append(c)
+        if not c.connect(**kw):
+            self.problem("no SYN-ACK")
+            return None
+        return c
+
+    def problem(self, msg):
+        self.problems.append(msg)
+
+    def note(self, msg):
+        self.notes.append(msg)
+
+    def must_ack(self, c, ok, what):
+        """A segment that must pass: when the server did not acknowledge
+        it, retransmit as TCP would; a problem if even that fails."""
+        if ok:
+            return True
+        self.note("%s: not acknowledged at first" % what)
+        if c.resend(tries=3, timeout=0.3):
+            return True
+        self.problem("%s: never acknowledged, even resent (DROP)" % what)
+        self.lost = True
+        return False
+
+    def answers(self, c, n, timeout=1.0):
+        """Wait for @n answers (not long once bytes were lost)."""
+        return c.responses(n, DROP_WAIT if self.lost else timeout)
+
+    def expect(self, *requests):
+        self.expected = list(requests)
+
+    def close(self):
+        for c in self.conns:
+            c.rst()
+
+
+# --- class 1: urgent data ---------------------------------------------------
+
+@case("urg-name", 1, "URG with the urgent byte inside a field name",
+      counters={"urgent_cleared": 1})
+def urg_name(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /urg HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    seg = b"X-Internal" + b"Z" + b"-Auth: " + t.tok + b"\r\nX-Keep: k\r\n\r\n"
+    # BSD urgent pointer (Linux's default): one past the urgent byte.
+    t.must_ack(c, c.send(seg, urg=seg.index(b"Z") + 1), "the urgent segment")
+    t.answers(c, 1)
+    t.expect(head + b"X-InternalZ-Auth: " + t.tok + b"\r\nX-Keep: k\r\n\r\n")
+
+
+@case("urg-ahead", 1, "URG in a benign segment, the urgent byte in the next one",
+      counters={"urgent_cleared": 1})
+def urg_ahead(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /urg HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    first = b"X-Keep: kk\r\n"
+    second = b"X-Internal" + b"Z" + b"-Auth: " + t.tok + b"\r\n\r\n"
+    urg = len(first) + second.index(b"Z") + 1
+    t.must_ack(c, c.send(first, urg=urg), "the segment with the urgent pointer")
+    t.must_ack(c, c.send(second), "the segment holding the urgent byte")
+    t.answers(c, 1)
+    t.expect(head + first + b"X-InternalZ-Auth: " + t.tok + b"\r\n\r\n")
+
+
+@case("urg-drop", 1, "URG inside a name, attached with --urgent drop: dropped",
+      group="urgent-drop", counters={"urgent_cleared": 1, "packets_dropped": 1})
+def urg_drop(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /urg HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    seg = b"X-Internal" + b"Z" + b"-Auth: " + t.tok + b"\r\n\r\n"
+    if c.send(seg, urg=seg.index(b"Z") + 1, timeout=DROP_WAIT):
+        t.problem("the urgent segment was acknowledged (not dropped)")
+    c.responses(1, DROP_WAIT)
+
+
+# --- class 2: retransmissions -----------------------------------------------
+
+@case("rtx-mismatch", 2, "a retransmission whose old bytes differ, new tail holds a field",
+      counters={"retransmit_mismatch": 1})
+def rtx_mismatch(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /rtx HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    at = c.off_of(c.snd_nxt)
+    t.must_ack(c, c.send(b"X-Foo: a\r\n"), "first copy")
+    # Same start, same length over the old bytes, other bytes: Linux keeps
+    # its first copy and takes the tail as a new line.
+    evil = b"X-Foo: aaa" + t.internal() + b"\r\n\r\n"
+    if c.send(evil, off=at, timeout=DROP_WAIT, record=False):
+        t.problem("the overlapping segment was acknowledged (not dropped)")
+    # The honest continuation: the request as the receiver holds it.
+    c.snd_nxt = c.seq_at(at + 10)
+    t.must_ack(c, c.send(b"X-Keep: k\r\n\r\n"), "the honest rest")
+    t.answers(c, 1)
+    t.expect(head + b"X-Foo: a\r\nX-Keep: k\r\n\r\n")
+
+
+@case("rtx-same", 2, "identical retransmissions: one alone, one coalesced with new bytes",
+      counters={"retransmit_mismatch": 0, "packets_dropped": 0})
+def rtx_same(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /rtx HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    at = c.off_of(c.snd_nxt)
+    t.must_ack(c, c.send(b"X-A: 1\r\n"), "X-A")
+    c.segment(b"X-A: 1\r\n", off=at)
+    c.quiet(0.02)
+    at = c.off_of(c.snd_nxt)
+    t.must_ack(c, c.send(b"X-B: 2\r\n"), "X-B")
+    t.must_ack(c, c.send(b"X-B: 2\r\nX-C: 3\r\n\r\n", off=at), "X-B again with X-C")
+    t.answers(c, 1)
+    t.expect(head + b"X-A: 1\r\nX-B: 2\r\nX-C: 3\r\n\r\n")
+
+
+@case("rtx-same-masked", 2, "identical retransmission of a masked line, coalesced",
+      counters={"retransmit_mismatch": 0, "packets_dropped": 0})
+def rtx_same_masked(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /rtx HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    at = c.off_of(c.snd_nxt)
+    line = t.internal() + b"\r\n"
+    t.must_ack(c, c.send(line), "the internal line")
+    t.must_ack(c, c.send(line + b"X-C: 3\r\n\r\n", off=at), "the same again with X-C")
+    t.answers(c, 1)
+    t.expect(head + line + b"X-C: 3\r\n\r\n")
+
+
+@case("rtx-old", 2, "a retransmission from 6 segments back, with new bytes: not rewritten",
+      counters={"retransmit_unverified": 1})
+def rtx_old(t):
+    c = t.conn()
+    if not c:
+        return
+    head = b"GET /rtx HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    t.must_ack(c, c.send(head), "head")
+    at = c.off_of(c.snd_nxt)
+    lines = [b"X-S%d: v%d\r\n" % (i, i) for i in range(1, 6)] + [b"X-S6: vvv"]
+    for i, l in enumerate(lines):
+        t.must_ack(c, c.send(l), "segment %d" % (i + 1))
+    # TCP may resend everything since segment 1 in one segment, with the
+    # next bytes: a benign line that begins in the old bytes.
+    old = b"".join(lines)
+    if not c.send(old + b"www\r\nX-New: n\r\n\r\n", off=at):
+        t.note("the old retransmission was not acknowledged: TCP resends")
+        t.must_ack(c, False, "the new bytes")
+    t.answers(c, 1)
+    t.expect(head + old + b"www\r\nX-New: n\r\n\r\n")
+
+
+@case("rtx-recut", 12, "a retransmission cut elsewhere (starts mid-segment), same bytes",
+      counters={"retransmit_mismatch": 0})
+def rtx_recut(t):
+    c = t.conn()
+    if not c:
+        return
+    first = b"GET /recut HTTP/1.1\r\nHost: " + t.host + b"\r\nX-Benign: aaaa"
+    t.must_ack(c, c.send(first), "first segment")
+    at = first.index(b"X-Benign")
+    t.must_ack(c, c.send(b"X-Benign: aaaabbbb\r\nX-Keep: k\r\n\r\n", off=at),
+               "the retransmission with new bytes")
+    t.answers(c, 1)
+    t.expect(first + b"bbbb\r\nX-Keep: k\r\n\r\n")
+
+
+@case("reorder-body", 2, "a body's second half with the next request, before the first half")
+def reorder_body(t):
+    c = t.conn()
+    if not c:
+        return
+    body = b"line1\r\nX-Benign: body\r\nline3 line3 line3\r\n"
+    r1 = req(t.host, [b"Content-Length: %d" % len(body)], target=b"/p1", method=b"POST")
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/p2")
+    t.must_ack(c, c.send(r1), "the first request's head")
+    at = c.off_of(c.snd_nxt)
+    c.segment(body[20:] + r2, off=at + 20)  # ahead of the gap: the receiver queues it
+    c.quiet(0.02)
+    c.segment(body[:20], off=at)
+    t.must_ack(c, c.wait_ack(c.snd_max), "both halves")
+    t.answers(c, 2)
+    t.expect(r1 + body, r2)
+
+
+@case("reorder-head", 12, "a header block in three segments sent 1, 3, 2")
+def reorder_head(t):
+    c = t.conn()
+    if not c:
+        return
+    r = req(t.host, [b"X-One: 1", t.internal(), b"X-Three: 3"], target=b"/ooo")
+    a, b = r.index(b"X-One"), r.index(b"X-Three")
+    t.must_ack(c, c.send(r[:a]), "segment 1")
+    c.segment(r[b:], off=b)
+    c.quiet(0.02)
+    c.segment(r[a:b], off=a)
+    t.must_ack(c, c.wait_ack(c.snd_max), "segments 2 and 3")
+    t.answers(c, 1)
+    t.expect(r)
+
+
+# --- class 3: segments the receiver discards ----------------------------------
+
+def discarded_framing(t, **bad):
+    """A segment the kernel discards carries a Content-Length that would
+    make the next request a body; then the real segment of the same length
+    at the same place, a complete request, and a request with an internal
+    field after it."""
+    c = t.conn()
+    if not c:
+        return
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+    fake = req(t.host, [b"Content-Length: %d" % len(r2)], target=b"/fake", method=b"POST")
+    r1 = req(t.host, [b"X-Pad: " + b"p" * (len(fake) - len(req(t.host, [b"X-Pad: "],
+                                                                 target=b"/first")))],
+             target=b"/first")
+    assert len(r1) == len(fake)
+    if c.send(fake, timeout=DROP_WAIT, record=False, **bad):
+        t.problem("the server took the bad segment (checksum offload on?)")
+    c.snd_nxt = c.seq_at(0)
+    t.must_ack(c, c.send(r1), "the real first request")
+    t.must_ack(c, c.send(r2), "the request with an internal field")
+    t.answers(c, 2)
+    t.expect(r1, r2)
+
+
+@case("badsum-tcp", 3, "bad TCP checksum on a segment with framing (IPv4)",
+      counters={"bad_checksum": 1})
+def badsum_tcp(t):
+    discarded_framing(t, bad_tcp_csum=True)
+
+
+@case("badsum-ip", 3, "bad IPv4 header checksum on a segment with framing",
+      counters={"bad_checksum": 1})
+def badsum_ip(t):
+    discarded_framing(t, bad_ip_csum=True)
+
+
+@case("badsum-tcp6", 3, "bad TCP checksum on a segment with framing (IPv6)",
+      counters={"bad_checksum": 1}, fam=6)
+def badsum_tcp6(t):
+    discarded_framing(t, bad_tcp_csum=True)
+
+
+# --- class 4: control segments the receiver ignores ---------------------------
+
+def ignored_control(t, kind, where):
+    c = t.conn()
+    if not c:
+        return
+    if where == "head":
+        head = b"GET /ctl HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+        t.must_ack(c, c.send(head), "head")
+    else:
+        r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+        body = req(t.host, [b"Content-Length: %d" % len(r2)], target=b"/fake")
+        head = req(t.host, [b"Content-Length: %d" % len(body)], target=b"/first",
+                   method=b"POST")
+        t.must_ack(c, c.send(head), "the first request's head")
+    dups = c.dup_acks
+    if kind == "rst":
+        # In the window, not the next byte: RFC 5961 challenge ACK.
+        c.raw(c.seq_at(c.off_of(c.snd_nxt) + 100), rawtcp.RST)
+    else:
+        c.raw(c.seq_at(c.off_of(c.snd_nxt) - 1), rawtcp.SYN)
+    end = time.monotonic() + 0.5
+    while c.dup_acks == dups and not c.reset and time.monotonic() < end:
+        c.quiet(0.01)
+    if c.reset:
+        t.problem("the server reset the connection")
+        return
+    if c.dup_acks == dups:
+        t.note("no challenge ACK seen")
+    if where == "head":
+        rest = t.internal() + b"\r\nX-Keep: k\r\n\r\n"
+        t.must_ack(c, c.send(rest), "the rest of the header block")
+        t.answers(c, 1)
+        t.expect(head + rest)
+    else:
+        t.must_ack(c, c.send(body + r2), "the body and the next request")
+        t.answers(c, 2)
+        t.expect(head + body, r2)
+
+
+@case("rst-head", 4, "in-window RST (not the next byte) inside a header block",
+      counters={"rst_ignored": 1})
+def rst_head(t):
+    ignored_control(t, "rst", "head")
+
+
+@case("rst-body", 4, "in-window RST before a body that looks like a request with a length",
+      counters={"rst_ignored": 1})
+def rst_body(t):
+    ignored_control(t, "rst", "body")
+
+
+@case("syn-head", 4, "SYN inside the connection (challenge ACK) inside a header block",
+      counters={"syn_in_flow": 1})
+def syn_head(t):
+    ignored_control(t, "syn", "head")
+
+
+@case("syn-body", 4, "SYN inside the connection before a body that looks like a request",
+      counters={"syn_in_flow": 1})
+def syn_body(t):
+    ignored_control(t, "syn", "body")
+
+
+# --- class 5: TCP Fast Open ---------------------------------------------------
+
+@case("tfo-request", 5, "a whole request with an internal field in the SYN, then another")
+def tfo_request(t):
+    r1 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/tfo1")
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/tfo2")
+    c = t.conn(syn_data=r1, tfo=True)
+    if not c:
+        return
+    if not c.syn_data_acked():
+        t.problem("the SYN-ACK did not take the SYN's data")
+        t.must_ack(c, False, "the SYN's data")
+    t.must_ack(c, c.send(r2), "the second request")
+    t.answers(c, 2)
+    t.expect(r1, r2)
+
+
+@case("tfo-split", 5, "the SYN carries a request's first line, the next segment the rest")
+def tfo_split(t):
+    r = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/tfo")
+    cut = r.index(NAME)
+    c = t.conn(syn_data=r[:cut], tfo=True)
+    if not c:
+        return
+    if not c.syn_data_acked():
+        t.problem("the SYN-ACK did not take the SYN's data")
+        t.must_ack(c, False, "the SYN's data")
+    t.must_ack(c, c.send(r[cut:]), "the rest")
+    t.answers(c, 1)
+    t.expect(r)
+
+
+# --- class 6: flow state lost -------------------------------------------------
+
+def forget_flows(a):
+    out = subprocess.run(["bpftool", "-j", "map", "dump", "id", str(a.flows_map)],
+                         check=True, capture_output=True).stdout
+    keys = [e["key"] for e in json.loads(out or b"[]")]
+    cmds = "".join("map delete id %d key hex %s\n" % (a.flows_map, " ".join(k[2:] for k in key))
+                   for key in keys)
+    if cmds:
+        subprocess.run(["bpftool", "batch", "file", "-"], input=cmds.encode(),
+                       capture_output=True)
+    return len(keys)
+
+
+@case("evict-body", 6, "state lost inside a body that looks like a request with a length",
+      counters={"untracked": (">=", 1)})
+def evict_body(t):
+    c = t.conn()
+    if not c:
+        return
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+    fake = req(t.host, [b"Content-Length: %d" % len(r2)], target=b"/fake", method=b"POST")
+    body = b"BODY-START\r\n" + fake
+    r1 = req(t.host, [b"Content-Length: %d" % len(body)], target=b"/first", method=b"POST")
+    t.must_ack(c, c.send(r1 + body[:12]), "the head and the body's first bytes")
+    if not t.a.flows_map:
+        t.problem("no flow table id (--flows-map)")
+        return
+    if forget_flows(t.a) == 0:
+        t.note("the flow table was empty already")
+    t.must_ack(c, c.send(body[12:] + r2), "the rest of the body and the next request")
+    t.answers(c, 2)
+    t.expect(r1 + body, r2)
+
+
+# --- class 7: frames larger than the scan window --------------------------------
+
+@case("oversize", 7, "one 65,495-byte segment (MTU 65535), an internal field after byte 65,472",
+      group="big", counters={"oversize": 1, "packets_dropped": 1})
+def oversize(t):
+    c = t.conn(mss=65495)
+    if not c:
+        return
+    tail = NAME + b": t\r\n\r\n"
+    head = b"POST /big HTTP/1.1\r\nHost: " + t.host + b"\r\nX-Pad: "
+    pad = 65495 - len(tail) - len(head) - 2
+    data = head + b"p" * pad + b"\r\n" + tail
+    assert len(data) == 65495 and data.index(NAME) >= 65472
+    if c.send(data, timeout=DROP_WAIT):
+        t.problem("the oversized segment was acknowledged (not dropped)")
+    c.responses(1, DROP_WAIT)
+
+
+# Driven by test_normalize.sh itself; it records the result ('record').
+@case("xdp-mtu-attach", 7, "XDP attach at MTU 65535: succeeds, falling back to skb mode with a note",
+      group="shell", origins=())
+def xdp_mtu_attach(t):
+    pass
+
+
+def big_tcp(t):
+    """A request of ~100 KB with an internal field near its end, from the
+    client namespace's own TCP (GSO up to 185,000 bytes, MTU 65535, large
+    windows: test_normalize.sh sets them): TCP sends it in packets over
+    64 KiB, whose IP length field is 0 (IPv4) or whose payload length is 0
+    (IPv6). A sniffer on the client's device notes the largest frame."""
+    stop, largest = threading.Event(), [0]
+
+    def sniff():
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(rawtcp.ETH_P_ALL))
+        s.bind((t.a.dev, 0))
+        s.settimeout(0.05)
+        while not stop.is_set():
+            try:
+                n = len(s.recv(1 << 18))
+            except socket.timeout:
+                continue
+            largest[0] = max(largest[0], n)
+        s.close()
+
+    th = threading.Thread(target=sniff)
+    th.start()
+    try:
+        out = subprocess.run([sys.executable, os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), "client.py"), t.dst, str(t.port), "-H", "@pad:95:1024",
+            "-H", t.internal().decode(), "-H", "X-Keep: k", "--warmup", "3", "--warmup-body",
+            "200000", "--sndbuf", "4194304", "--timeout", "3", "--path", "/bigtcp"],
+            capture_output=True)
+    finally:
+        stop.set()
+        th.join()
+    t.note("client.py exit %d; largest frame %d bytes" % (out.returncode, largest[0]))
+    if largest[0] <= 65535 + 14:
+        t.note("no frame over 64 KiB left the client (BIG TCP not in use, or dropped at egress)")
+
+
+@case("bigtcp", 7, "BIG TCP (IPv4): a GSO packet over 64 KiB, IP length 0, an internal field "
+      "after 64 KiB: parsed with its real length, the on-error policy", group="big",
+      origins=("node",), counters={"oversize": (">=", 1)})
+def bigtcp(t):
+    big_tcp(t)
+
+
+@case("bigtcp6", 7, "BIG TCP (IPv6): the same with payload length 0", group="big",
+      origins=("node",), counters={"oversize": (">=", 1)}, fam=6)
+def bigtcp6(t):
+    big_tcp(t)
+
+
+# --- class 8: request lines some parsers accept --------------------------------
+
+def after_request_line(t, line):
+    c = t.conn()
+    if not c:
+        return
+    r = line + b"\r\nHost: " + t.host + b"\r\n" + t.internal() + b"\r\nX-Keep: k\r\n\r\n"
+    c.send(r)
+    c.responses(1, 1.0)
+
+
+@case("rl-0x85", 8, "byte 0x85 in the target (nginx takes it)")
+def rl_85(t):
+    after_request_line(t, b"GET /a\x85b HTTP/1.1")
+
+
+@case("rl-0xa0", 8, "byte 0xa0 in the target (nginx takes it)")
+def rl_a0(t):
+    after_request_line(t, b"GET /a\xa0b HTTP/1.1")
+
+
+@case("rl-long-method", 8, "a 40-byte method (nginx takes it)")
+def rl_long_method(t):
+    after_request_line(t, b"M" * 40 + b" /a HTTP/1.1")
+
+
+@case("rl-cr", 8, "a CR between the method and the target (Python takes it)")
+def rl_cr(t):
+    after_request_line(t, b"GET\r/a HTTP/1.1")
+
+
+# --- class 9: a listed name alone on a line ---------------------------------------
+
+@case("bare-name", 9, "'X-Real-IP' alone on a line (nginx: a field with no value)")
+def bare_name(t):
+    c = t.conn()
+    if not c:
+        return
+    c.send(req(t.host, [b"X-Real-IP", b"X-Keep: k"], target=b"/bare"))
+    c.responses(1, 1.0)
+
+
+@case("bare-drop", 9, "'X-Kill-Switch' (a drop rule) alone on a line: dropped",
+      counters={"packets_dropped": (">=", 1)})
+def bare_drop(t):
+    c = t.conn()
+    if not c:
+        return
+    if c.send(req(t.host, [b"X-Kill-Switch", b"X-Keep: k"], target=b"/bare"),
+              timeout=DROP_WAIT):
+        t.problem("the segment was acknowledged (not dropped)")
+    c.responses(1, DROP_WAIT)
+
+
+# --- class 10: where the header block ends ----------------------------------------
+
+def lf_cr(t, sep):
+    c = t.conn()
+    if not c:
+        return
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+    hidden = b"X-Pad: " + b"p" * (len(r2) - 11) + b"\r\n\r\n"
+    r1 = (b"POST /first HTTP/1.1\r\nHost: " + t.host + b"\r\nContent-Length: %d" % len(hidden)
+          + sep + hidden)
+    c.send(r1 + r2)
+    c.responses(2, 1.0)
+
+
+@case("lfcr-crlf", 10, "a field line, then CR and another byte: node-insecure ends the block")
+def lfcr_crlf(t):
+    lf_cr(t, b"\r\n\r")
+
+
+@case("lfcr-lf", 10, "a field line ending with a bare LF, then CR and another byte")
+def lfcr_lf(t):
+    lf_cr(t, b"\n\r")
+
+
+# --- class 11: the filler name cut to fit ----------------------------------------
+
+@case("short-x", 11, "'x' (listed, 1 byte) masked: the filler must not be 'x'", group="short")
+def short_x(t):
+    c = t.conn()
+    if not c:
+        return
+    c.send(req(t.host, [b"x: " + t.tok, b"X-Keep: k"], target=b"/short"))
+    c.responses(1, 1.0)
+
+
+@case("short-x-dash", 11, "'x-' (listed, 2 bytes) masked: the filler must not be 'x-'",
+      group="short")
+def short_x_dash(t):
+    c = t.conn()
+    if not c:
+        return
+    c.send(req(t.host, [b"X-: " + t.tok, b"X-Keep: k"], target=b"/short"))
+    c.responses(1, 1.0)
+
+
+@case("short-x-split", 11, "'x' cut after its one byte, ':' in the next segment", group="short")
+def short_x_split(t):
+    c = t.conn()
+    if not c:
+        return
+    r = req(t.host, [b"X-Keep: k", b"x: " + t.tok], target=b"/short")
+    cut = r.index(b"x: ") + 1
+    c.send(r[:cut])
+    c.send(r[cut:])
+    c.responses(1, 1.0)
+
+
+# --- running ----------------------------------------------------------------------
+
+def log_since(path, off):
+    try:
+        with open(path, "rb") as f:
+            f.seek(off)
+            return f.read().decode("latin-1")
+    except FileNotFoundError:
+        return ""
+
+
+def read_counters(a):
+    if not a.stats_ns:
+        return {}
+    out = subprocess.run(["nsenter", "--net=/run/netns/" + a.stats_ns, a.hdrstrip, "stats",
+                          a.stats_dev, "--json"], capture_output=True, check=True).stdout
+    d = json_counters.pick_dev(json.loads(out), a.stats_dev) or {}
+    if "counters" in d and isinstance(d["counters"], dict):
+        d = dict(d["counters"])
+    return dict(json_counters.flatten(d))
+
+
+def check_counters(case, before, after):
+    got, bad = {}, []
+    for k, want in case.counters.items():
+        if k not in after:
+            got[k] = None
+            bad.append("counter %s absent" % k)
+            continue
+        d = after[k] - before.get(k, 0)
+        got[k] = d
+        if isinstance(want, tuple):
+            if d < want[1]:
+                bad.append("counter %s +%d, expected at least +%d" % (k, d, want[1]))
+        elif d != want:
+            bad.append("counter %s +%d, expected +%d" % (k, d, want))
+    return got, bad
+
+
+def reports_of(text):
+    """The reports (list of lines) of requests the application took."""
+    out = []
+    for block in text.split("\nend\n"):
+        lines = block.strip("\n").split("\n")
+        if any(l.startswith("server: ") for l in lines) and \
+                not any(l.startswith("client-error: ") for l in lines):
+            out.append(lines)
+    return out
+
+
+def body_of(r):
+    head, sep, rest = r.partition(b"\r\n\r\n")
+    return rest if sep else b""
+
+
+def check_app(t, rules, fold, text):
+    """The application's requests against t.expected; problems."""
+    bad = []
+    got = reports_of(text)
+    if len(got) != len(t.expected):
+        return ["the application got %d requests, expected %d" % (len(got), len(t.expected))]
+    for i, (want, lines) in enumerate(zip(t.expected, got)):
+        report = "\n".join(lines) + "\nend\n"
+        sha = next((l[13:] for l in lines if l.startswith("body-sha256: ")), None)
+        if sha is not None and sha != hashlib.sha256(body_of(want)).hexdigest():
+            bad.append("request %d: the body differs (DAMAGE)" % (i + 1))
+        opts = argparse.Namespace(unmasked=False, premask_ok=True, resync_ok=False)
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rc = check_report.check_one(opts, rules, fold, {"host", "connection"},
+                                        want.partition(b"\r\n\r\n")[0] + b"\r\n\r\n", report)
+        if rc:
+            bad.append("request %d: field lines differ (DAMAGE): %s" %
+                       (i + 1, " / ".join(l.strip() for l in buf.getvalue().splitlines()
+                                          if l.startswith("!!"))[:300]))
+    return bad
+
+
+def run(a):
+    rules, fold = check_report.read_list(a.list)
+    origins = {}
+    for o in a.origin:
+        name, port, log = o.split(":", 2)
+        origins[name] = (int(port), log)
+    link = rawtcp.Link(a.dev, SRC_MAC, a.dst_mac)
+    cases = [c for c in CASES if c.group == a.group and (not a.case or c.cid in a.case)]
+    results = []
+    for cs in cases:
+        for oname in cs.origins:
+            if oname not in origins:
+                continue
+            port, log = origins[oname]
+            t = Trial(a, cs, oname, port, link)
+            before = read_counters(a) if cs.counters else {}
+            off = log_size(log)
+            t0 = time.monotonic()
+            try:
+                cs.fn(t)
+            except Exception as e:  # a broken case is a failed case
+                t.problem("case raised %s: %s" % (type(e).__name__, e))
+            t.close()
+            t.notes.append("%.2fs" % (time.monotonic() - t0))
+            time.sleep(0.02)  # the origin writes its log before it answers
+            text = log_since(log, off)
+            reports, errors, leaks, token_in = examine(text, rules, fold, t.tok)
+            problems = list(t.problems)
+            if leaks:
+                problems.insert(0, "LEAK " + "; ".join(leaks))
+            if t.expected is not None and not leaks:
+                problems += check_app(t, rules, fold, text)
+            counters, cbad = {}, []
+            if cs.counters:
+                counters, cbad = check_counters(cs, before, read_counters(a))
+            problems += cbad
+            results.append({"hook": a.hook, "case": cs.cid, "cls": cs.cls, "what": cs.what,
+                            "origin": oname, "reports": reports, "refused": errors,
+                            "problems": problems, "notes": t.notes, "counters": counters})
+    link.close()
+    with open(a.out, "a") as f:
+        for r in results:
+            f.write(json.dumps(r) + "\n")
+    nfail = sum(1 for r in results if r["problems"])
+    print("normalize: %s/%s: %d trials, %d failed" % (a.hook, a.group, len(results), nfail))
+    return 0
+
+
+def short_reason(problems):
+    tags = []
+    for p in problems:
+        tag = ("LEAK" if p.startswith("LEAK") else "ABSENT" if "absent" in p else
+               "COUNT" if p.startswith("counter") else "DAMAGE" if "DAMAGE" in p else
+               "DROP" if "DROP" in p or "never acknowledged" in p else
+               "NOTDROP" if "not dropped" in p else "ATTACH" if p.startswith("attach") else
+               "REQS" if "requests, expected" in p else "OTHER")
+        if tag not in tags:
+            tags.append(tag)
+    return ",".join(tags)
+
+
+def judge(a):
+    rows = []
+    for path in a.results:
+        with open(path) as f:
+            rows += [json.loads(l) for l in f if l.strip()]
+    hooks = list(dict.fromkeys(r["hook"] for r in rows))
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    info = {r["case"]: (r["cls"], r["what"]) for r in rows}
+    # The table comes last: run.sh shows a failed test's last lines.
+    w = 30
+    table, failures = [], []
+    npass = nfail = 0
+    for c in cases:
+        cells = []
+        for h in hooks:
+            rs = [r for r in rows if r["case"] == c and r["hook"] == h]
+            if not rs:
+                cells.append("%-*s" % (w, "-"))
+                continue
+            bad = [r for r in rs if r["problems"]]
+            if not bad:
+                cells.append("%-*s" % (w, "PASS"))
+                npass += 1
+                continue
+            nfail += 1
+            tags = short_reason(sum((r["problems"] for r in bad), []))
+            who = ",".join(r["origin"].replace("node-insecure", "ni") for r in bad)
+            if len(bad) == len(rs) and len(rs) > 1:
+                who = "all"
+            cells.append("%-*s" % (w, ("FAIL %s %s" % (tags, who))[:w]))
+            for r in bad:
+                failures.append("%s/%s/%s: %s" % (c, h, r["origin"], "; ".join(r["problems"])))
+        table.append("%-3s %-16s " % (info[c][0], c[:16]) + " ".join(cells))
+    if failures:
+        print("normalize: failures, per case, hook and origin:")
+        for f in failures:
+            print("  " + f[:400])
+    print("normalize: the cases:")
+    for c in cases:
+        print("  %-16s (class %s) %s" % (c, info[c][0], info[c][1]))
+    print("normalize: per case and hook: PASS, or FAIL with the origins that failed (ni:")
+    print("node-insecure) and why: LEAK an application got an internal name; DAMAGE bytes")
+    print("differ from what was sent; ABSENT a counter this build does not have; COUNT a")
+    print("counter moved wrong; DROP bytes that must pass never got through; NOTDROP a")
+    print("segment that must be dropped was taken; REQS another number of requests")
+    print("%-3s %-16s " % ("cl", "case") + " ".join("%-*s" % (w, h) for h in hooks))
+    for line in table:
+        print(line)
+    print("normalize: %d passed, %d failed (case x hook)" % (npass, nfail))
+    return 1 if failures else 0
+
+
+# rtnetlink attributes of RTM_NEWLINK that iproute2 before 6.3 cannot set.
+LINK_ATTRS = {"gso_ipv4_max_size": 63, "gro_ipv4_max_size": 64}  # IFLA_*
+
+
+def link_set(ifname, attr, value):
+    """Set one u32 link attribute through rtnetlink; 0 or 1 (printed)."""
+    idx = socket.if_nametoindex(ifname)
+    body = struct.pack("=BxHiII", 0, 0, idx, 0, 0) + struct.pack("=HHI", 8, LINK_ATTRS[attr], value)
+    msg = struct.pack("=IHHII", 16 + len(body), 16, 1 | 4, 1, 0) + body  # RTM_NEWLINK, REQUEST|ACK
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0) as s:
+        s.send(msg)
+        err = struct.unpack("=i", s.recv(4096)[16:20])[0]
+    if err:
+        print("normalize: cannot set %s of %s: %s" % (attr, ifname, os.strerror(-err)),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--dev", required=True, help="the client's interface")
+    r.add_argument("--dst-mac", required=True, help="the server's MAC address")
+    r.add_argument("--dst4", default="10.199.0.2")
+    r.add_argument("--dst6", default="fd00:199::2")
+    r.add_argument("--hook", required=True)
+    r.add_argument("--group", default="main")
+    r.add_argument("--list", required=True)
+    r.add_argument("--origin", action="append", required=True, help="NAME:PORT:LOGFILE")
+    r.add_argument("--out", required=True, help="results, appended (JSON lines)")
+    r.add_argument("--case", action="append", default=[])
+    r.add_argument("--stats-ns")
+    r.add_argument("--stats-dev")
+    r.add_argument("--hdrstrip", default=os.environ.get("HDRSTRIP", "hdrstrip"))
+    r.add_argument("--flows-map", type=int, default=0)
+    rec = sub.add_parser("record", help="a result the shell found (an attach that failed)")
+    rec.add_argument("--out", required=True)
+    rec.add_argument("--hook", required=True)
+    rec.add_argument("--case", required=True)
+    rec.add_argument("--problem", action="append", default=[])
+    rec.add_argument("--note", action="append", default=[])
+    ls = sub.add_parser("link-size", help="set a device's gso/gro IPv4 size (iproute2 < 6.3)")
+    ls.add_argument("dev")
+    ls.add_argument("attr", choices=sorted(LINK_ATTRS))
+    ls.add_argument("value", type=int)
+    j = sub.add_parser("judge")
+    j.add_argument("results", nargs="+")
+    sub.add_parser("cases")
+    a = ap.parse_args()
+    if a.cmd == "run":
+        return run(a)
+    if a.cmd == "judge":
+        return judge(a)
+    if a.cmd == "link-size":
+        return link_set(a.dev, a.attr, a.value)
+    if a.cmd == "record":
+        cs = next(c for c in CASES if c.cid == a.case)
+        with open(a.out, "a") as f:
+            f.write(json.dumps({"hook": a.hook, "case": cs.cid, "cls": cs.cls, "what": cs.what,
+                                "origin": "-", "reports": 0, "refused": 0,
+                                "problems": a.problem, "notes": a.note, "counters": {}}) + "\n")
+        return 0
+    for c in CASES:
+        print("%-16s class %-2d %-12s %s" % (c.cid, c.cls, c.group, c.what))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""A TCP client in userspace, for the normalisation tests (test_normalize.sh).
+
+The client writes every Ethernet frame itself through an AF_PACKET socket
+on the client's veth: sequence numbers, flags, the urgent pointer,
+checksums (right or deliberately wrong), overlaps, retransmissions,
+reordering, data in the SYN. It reads the server's answers from the same
+socket and acknowledges them, so the server's TCP behaves as with a real
+peer.
+
+The client's own kernel must not answer the server (it would reset a
+connection it never opened): the client uses an address and a MAC address
+that no interface owns (--src, --src-mac); the server namespace has a
+static neighbour entry for that address (test_normalize.sh makes it), so
+the server's frames come back to the veth, where the client's kernel drops
+them (addressed to another host) and the packet socket reads them.
+
+Library:
+    link = Link(ifname, src_mac, dst_mac)
+    c = Conn(link, src, dst, sport, dport)
+    c.connect(syn_data=b"...", tfo=True)   # handshake (waits for SYN-ACK)
+    c.send(b"...", wait=True)               # at snd_nxt; waits for its ACK
+    c.segment(b"...", seq=c.seq_at(10), flags="PA", urg=4, bad_tcp_csum=True)
+    c.wait_ack(c.seq_at(n)), c.responses(2), c.resend(), c.rst()
+Sequence numbers are given relative to the first data byte (seq_at(0) is
+ISN + 1) or absolute through seq=.
+
+CLI (one connection, for trying things by hand):
+    rawtcp.py DEV SRC DST PORT --src-mac MAC --dst-mac MAC [--syn-data TEXT]
+              [--seg OFFSET:TEXT[:FLAGS[:URG]]]... [--responses N]
+TEXT takes Python escapes (\\r\\n, \\xNN). Prints the answers' bytes.
+"""
+import argparse
+import errno
+import os
+import random
+import select
+import socket
+import struct
+import sys
+import time
+
+ETH_P_ALL = 0x0003
+ETH_P_IP = 0x0800
+ETH_P_IPV6 = 0x86DD
+PACKET_OUTGOING = 4
+
+FIN, SYN, RST, PSH, ACK, URG = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
+FLAG_CHARS = {"F": FIN, "S": SYN, "R": RST, "P": PSH, "A": ACK, "U": URG}
+TCPOPT_FASTOPEN = 34
+
+
+def mac_bytes(mac):
+    return bytes(int(x, 16) for x in mac.split(":"))
+
+
+def if_mac(ifname):
+    with open("/sys/class/net/%s/address" % ifname) as f:
+        return f.read().strip()
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def flags_of(spec):
+    if isinstance(spec, int):
+        return spec
+    f = 0
+    for ch in spec.upper():
+        f |= FLAG_CHARS[ch]
+    return f
+
+
+def tcp_options(mss=None, wscale=None, tfo=False):
+    opts = b""
+    if mss:
+        opts += struct.pack("!BBH", 2, 4, mss)
+    if wscale is not None:
+        opts += struct.pack("!BBBB", 1, 3, 3, wscale)  # NOP, window scale
+    if tfo:
+        opts += bytes([1, 1, TCPOPT_FASTOPEN, 2])  # NOP, NOP, an empty cookie
+    while len(opts) % 4:
+        opts += b"\x01"
+    return opts
+
+
+def build_frame(src_mac, dst_mac, src, dst, sport, dport, seq, ack, flags, data=b"",
+                window=65535, urg=0, opts=b"", bad_tcp_csum=False, bad_ip_csum=False,
+                ip_len=None):
+    """One Ethernet frame with an IPv4 or IPv6 header and a TCP segment.
+    @ip_len overrides the IPv4 total length (0: a BIG TCP packet)."""
+    v6 = ":" in src
+    thl = 20 + len(opts)
+    tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
+                      (thl // 4) << 4, flags, window, 0, urg) + opts + data
+    if v6:
+        s, d = socket.inet_pton(socket.AF_INET6, src), socket.inet_pton(socket.AF_INET6, dst)
+        pseudo = s + d + struct.pack("!IxxxB", len(tcp), socket.IPPROTO_TCP)
+    else:
+        s, d = socket.inet_aton(src), socket.inet_aton(dst)
+        pseudo = s + d + struct.pack("!xBH", socket.IPPROTO_TCP, len(tcp))
+    c = csum(pseudo + tcp)
+    if bad_tcp_csum:
+        c ^= 0x5A5A
+    tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
+    if v6:
+        ip = struct.pack("!IHBB", 6 << 28, len(tcp), socket.IPPROTO_TCP, 64) + s + d
+        etype = ETH_P_IPV6
+    else:
+        tot = 20 + len(tcp) if ip_len is None else ip_len
+        ip = struct.pack("!BBHHHBBH", 0x45, 0, tot, random.randrange(65536), 0x4000, 64,
+                         socket.IPPROTO_TCP, 0) + s + d
+        c = csum(ip)
+        if bad_ip_csum:
+            c ^= 0x5A5A
+        ip = ip[:10] + struct.pack("!H", c) + ip[12:]
+        etype = ETH_P_IP
+    return dst_mac + src_mac + struct.pack("!H", etype) + ip + tcp
+
+
+def parse_frame(frame):
+    """(src, dst, sport, dport, seq, ack, flags, window, payload) of a TCP
+    frame, or None."""
+    if len(frame) < 14:
+        return None
+    etype = struct.unpack("!H", frame[12:14])[0]
+    p = frame[14:]
+    if etype == ETH_P_IP and len(p) >= 20:
+        ihl = (p[0] & 15) * 4
+        tot = struct.unpack("!H", p[2:4])[0] or len(p)
+        if p[9] != socket.IPPROTO_TCP:
+            return None
+        src, dst = socket.inet_ntoa(p[12:16]), socket.inet_ntoa(p[16:20])
+        t = p[ihl:tot]
+    elif etype == ETH_P_IPV6 and len(p) >= 40:
+        if p[6] != socket.IPPROTO_TCP:
+            return None
+        plen = struct.unpack("!H", p[4:6])[0]
+        src = socket.inet_ntop(socket.AF_INET6, p[8:24])
+        dst = socket.inet_ntop(socket.AF_INET6, p[24:40])
+        t = p[40:40 + plen]
+    else:
+        return None
+    if len(t) < 20:
+        return None
+    sport, dport, seq, ack, off, flags, window = struct.unpack("!HHIIBBH", t[:16])
+    return src, dst, sport, dport, seq, ack, flags, window, t[(off >> 4) * 4:]
+
+
+class Link:
+    """The packet socket on the client's interface, shared by connections."""
+
+    def __init__(self, ifname, src_mac, dst_mac=None, mtu=None):
+        self.ifname = ifname
+        self.src_mac = mac_bytes(src_mac)
+        self.dst_mac = mac_bytes(dst_mac) if dst_mac else None
+        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+        self.sock.bind((ifname, 0))
+        self.conns = {}
+        self.sent = 0
+        self.dropped_here = 0
+
+    def send(self, frame):
+        try:
+            self.sock.send(frame)
+        except OSError as e:
+            # A qdisc or a tc egress program dropped it (NET_XMIT_DROP):
+            # for the tests, a segment lost on the way.
+            if e.errno != errno.ENOBUFS:
+                raise
+            self.dropped_here += 1
+        self.sent += 1
+
+    def poll(self, timeout):
+        """Read what arrives within @timeout seconds (at least one read
+        attempt) and hand each frame to its connection."""
+        end = time.monotonic() + timeout
+        while True:
+            left = max(0.0, end - time.monotonic())
+            r, _, _ = select.select([self.sock], [], [], left)
+            if not r:
+                return
+            while True:
+                try:
+                    frame, addr = self.sock.recvfrom(1 << 18, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    break
+                if addr[2] == PACKET_OUTGOING:
+                    continue
+                t = parse_frame(frame)
+                if not t:
+                    continue
+                c = self.conns.get((t[1], t[3], t[0], t[2]))
+                if c:
+                    c.receive(t)
+            if time.monotonic() >= end:
+                return
+
+    def close(self):
+        self.sock.close()
+
+
+class Conn:
+    """One connection of the userspace client. Keeps what it needs to act as
+    a TCP peer: its ISN, the next sequence number to send, the highest one
+    sent, what the server acknowledged, the server's next sequence number,
+    the server's bytes (responses)."""
+
+    def __init__(self, link, src, dst, sport, dport, window=65535):
+        self.link, self.src, self.dst = link, src, dst
+        self.sport, self.dport = sport, dport
+        self.isn = random.randrange(1 << 32)
+        self.snd_nxt = self.isn  # absolute, next byte to send in order
+        self.snd_max = self.isn
+        self.acked = None  # highest ACK from the server (absolute)
+        self.rcv_nxt = None  # next byte we expect from the server
+        self.server_window = 0
+        self.rx = b""  # the server's bytes in order
+        self.fin = False
+        self.reset = False
+        self.challenge_acks = 0
+        self.dup_acks = 0
+        self.window = window
+        self.stream = {}  # relative offset -> byte: the bytes the receiver keeps
+        link.conns[(src, sport, dst, dport)] = self
+
+    # --- numbers ---
+    def seq_at(self, off):
+        """Absolute sequence number of data byte @off (0: the first after the SYN)."""
+        return (self.isn + 1 + off) & 0xFFFFFFFF
+
+    def off_of(self, seq):
+        return (seq - self.isn - 1) & 0xFFFFFFFF
+
+    def acked_off(self):
+        return self.off_of(self.acked) if self.acked is not None else -1
+
+    # --- input ---
+    def receive(self, t):
+        src, dst, sport, dport, seq, ack, flags, window, data = t
+        if flags & RST:
+            self.reset = True
+            return
+        if flags & ACK:
+            if self.acked is None or 0 < ((ack - self.acked) & 0xFFFFFFFF) < (1 << 31):
+                self.acked = ack
+            elif ack == self.acked and not data and not flags & (SYN | FIN):
+                self.dup_acks += 1
+            self.server_window = window
+        if flags & SYN:
+            if self.rcv_nxt is None:
+                self.rcv_nxt = (seq + 1) & 0xFFFFFFFF
+            self._ack()
+            return
+        if self.rcv_nxt is None:
+            return
+        if data:
+            d = (seq - self.rcv_nxt) & 0xFFFFFFFF
+            if d == 0:
+                self.rx += data
+                self.rcv_nxt = (self.rcv_nxt + len(data)) & 0xFFFFFFFF
+            elif d >= (1 << 31) and ((seq + len(data) - self.rcv_nxt) & 0xFFFFFFFF) < (1 << 31):
+                k = (self.rcv_nxt - seq) & 0xFFFFFFFF
+                self.rx += data[k:]
+                self.rcv_nxt = (seq + len(data)) & 0xFFFFFFFF
+        if flags & FIN and ((seq + len(data) - self.rcv_nxt) & 0xFFFFFFFF) == 0:
+            self.rcv_nxt = (self.rcv_nxt + 1) & 0xFFFFFFFF
+            self.fin = True
+        if data or flags & FIN:
+            self._ack()
+
+    def _ack(self):
+        # The sequence number the server expects next, so that a pure ACK
+        # is never out of its window, whatever we sent out of order.
+        seq = self.acked if self.acked is not None else self.snd_nxt
+        self.raw(seq, ACK)
+
+    # --- output ---
+    def raw(self, seq, flags, data=b"", urg=0, opts=b"", ack=None, **kw):
+        """Send one segment exactly as told (absolute @seq)."""
+        flags = flags_of(flags)
+        if ack is None:
+            ack = self.rcv_nxt if self.rcv_nxt is not None else 0
+        if self.rcv_nxt is None and not flags & SYN:
+            flags &= ~ACK
+        self.link.send(build_frame(self.link.src_mac, self.link.dst_mac, self.src, self.dst,
+                                   self.sport, self.dport, seq, ack, flags, data,
+                                   window=self.window, urg=urg, opts=opts, **kw))
+
+    def connect(self, syn_data=b"", tfo=False, mss=1460, wscale=7, timeout=2.0):
+        """Handshake; returns True once the SYN-ACK arrived (and was
+        acknowledged). With @syn_data, the data rides in the SYN."""
+        opts = tcp_options(mss=mss, wscale=wscale, tfo=tfo)
+        self.raw(self.isn, SYN, syn_data, opts=opts)
+        self.snd_max = self.snd_nxt = (self.isn + 1 + len(syn_data)) & 0xFFFFFFFF
+        self._record(0, syn_data)
+        end = time.monotonic() + timeout
+        while self.rcv_nxt is None and time.monotonic() < end:
+            self.link.poll(min(0.05, max(0.0, end - time.monotonic())))
+            if self.rcv_nxt is None and time.monotonic() < end and self.reset:
+                return False
+        if self.rcv_nxt is None:
+            return False
+        # The SYN-ACK acknowledged the SYN (and the SYN data it took).
+        return True
+
+    def syn_data_acked(self):
+        return self.acked is not None and self.acked_off() >= 0 and \
+            self.acked == self.snd_nxt
+
+    def _record(self, off, data):
+        for i, b in enumerate(data):
+            self.stream.setdefault(off + i, b)
+
+    def segment(self, data, off=None, seq=None, flags="PA", urg=0, record=True, **kw):
+        """One data segment at relative offset @off (default: snd_nxt) or
+        absolute @seq; moves snd_nxt past it when it ends later. @record:
+        the receiver will keep these bytes (False for a segment it
+        discards: a bad checksum)."""
+        if seq is None:
+            seq = self.seq_at(off) if off is not None else self.snd_nxt
+        fl = flags_of(flags) | (URG if urg else 0)
+        self.raw(seq, fl | (ACK if self.rcv_nxt is not None else 0), data, urg=urg, **kw)
+        end = (seq + len(data)) & 0xFFFFFFFF
+        if record:
+            self._record(self.off_of(seq), data)
+            if 0 < ((end - self.snd_nxt) & 0xFFFFFFFF) < (1 << 31):
+                self.snd_nxt = end
+        if 0 < ((end - self.snd_max) & 0xFFFFFFFF) < (1 << 31):
+            self.snd_max = end
+        return end
+
+    def send(self, data, wait=True, timeout=1.5, **kw):
+        """A segment at snd_nxt; with @wait, True once the server acknowledged it."""
+        end = self.segment(data, **kw)
+        return self.wait_ack(end, timeout) if wait else True
+
+    def wait_ack(self, seq, timeout=1.5):
+        """Wait until the server acknowledged every byte before absolute @seq."""
+        end = time.monotonic() + timeout
+        while True:
+            if self.acked is not None and ((self.acked - seq) & 0xFFFFFFFF) < (1 << 31):
+                return True
+            if self.reset:
+                return False
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self.link.poll(min(left, 0.05))
+
+    def quiet(self, t=0.05):
+        """Read whatever arrives for @t seconds (challenge ACKs, answers)."""
+        self.link.poll(t)
+
+    def resend(self, mss=1400, tries=4, timeout=0.5):
+        """Act as TCP would after a loss: send again, in order, every byte
+        the server has not acknowledged (the bytes it will keep, as
+        recorded), from its ACK up to the highest byte sent. True once all
+        of them were acknowledged."""
+        for _ in range(tries):
+            start = self.acked_off()
+            stop = self.off_of(self.snd_max)
+            if start < 0 or start >= stop:
+                return True
+            data = bytes(self.stream[i] for i in range(start, stop) if i in self.stream)
+            if len(data) != stop - start:
+                return False
+            for k in range(0, len(data), mss):
+                self.raw(self.seq_at(start + k), PSH | ACK, data[k:k + mss])
+            self.wait_ack(self.snd_max, timeout)
+        return self.acked_off() >= self.off_of(self.snd_max)
+
+    def responses(self, n, timeout=2.0):
+        """Wait for @n complete HTTP responses (by Content-Length); returns
+        the list of (status, bytes) that arrived."""
+        end = time.monotonic() + timeout
+        while True:
+            got = split_responses(self.rx)
+            if len(got) >= n or self.reset or self.fin or time.monotonic() >= end:
+                return got
+            self.link.poll(min(0.05, max(0.0, end - time.monotonic())))
+
+    def rst(self):
+        """Reset the connection (at the sequence number the server expects)."""
+        seq = self.acked if self.acked is not None else self.snd_nxt
+        self.raw(seq, RST | ACK)
+        self.link.conns.pop((self.src, self.sport, self.dst, self.dport), None)
+
+
+def split_responses(data):
+    """Complete responses at the start of @data: [(status, bytes)]."""
+    out = []
+    while True:
+        end = data.find(b"\r\n\r\n")
+        if end < 0:
+            return out
+        head = data[:end]
+        n = 0
+        for line in head.split(b"\r\n")[1:]:
+            k, _, v = line.partition(b":")
+            if k.strip().lower() == b"content-length":
+                n = int(v.strip() or b"0")
+        if len(data) < end + 4 + n:
+            return out
+        parts = head.split(b" ", 2)
+        status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        out.append((status, data[:end + 4 + n]))
+        data = data[end + 4 + n:]
+
+
+def unescape_arg(s):
+    return s.encode("latin-1").decode("unicode_escape").encode("latin-1")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dev")
+    ap.add_argument("src")
+    ap.add_argument("dst")
+    ap.add_argument("port", type=int)
+    ap.add_argument("--src-mac", required=True)
+    ap.add_argument("--dst-mac", required=True)
+    ap.add_argument("--sport", type=int, default=0)
+    ap.add_argument("--syn-data", default="")
+    ap.add_argument("--tfo", action="store_true", help="an empty Fast Open option in the SYN")
+    ap.add_argument("--seg", action="append", default=[],
+                    help="OFFSET:TEXT[:FLAGS[:URG]]: a segment at a relative offset "
+                         "('-' for the next byte); each waits for its ACK")
+    ap.add_argument("--bad-csum", action="store_true", help="every --seg with a bad TCP checksum")
+    ap.add_argument("--responses", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=2.0)
+    a = ap.parse_args()
+    link = Link(a.dev, a.src_mac, a.dst_mac)
+    c = Conn(link, a.src, a.dst, a.sport or random.randrange(20000, 60000), a.port)
+    if not c.connect(unescape_arg(a.syn_data), tfo=a.tfo, timeout=a.timeout):
+        print("rawtcp: no SYN-ACK", file=sys.stderr)
+        return 3
+    for s in a.seg:
+        parts = s.split(":", 1)
+        off = None if parts[0] == "-" else int(parts[0])
+        rest = parts[1]
+        flags, urg = "PA", 0
+        bits = rest.rsplit(":", 2)
+        if len(bits) == 3 and bits[1].isalpha() and bits[2].isdigit():
+            rest, flags, urg = bits[0], bits[1], int(bits[2])
+        ok = c.send(unescape_arg(rest), off=off, flags=flags, urg=urg, timeout=a.timeout,
+                    bad_tcp_csum=a.bad_csum)
+        print("rawtcp: segment at %s: %s" % (parts[0], "acknowledged" if ok else "NOT acknowledged"))
+    got = c.responses(a.responses, a.timeout)
+    for status, data in got:
+        sys.stdout.buffer.write(data + b"\n")
+    c.rst()
+    return 0 if len(got) >= a.responses else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

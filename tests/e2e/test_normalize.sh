@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Normalisation over real TCP (issue 14): a userspace TCP client
+# (rawtcp.py, from an address the client namespace does not own, so that
+# its kernel never resets the connection) crafts every segment: urgent
+# pointers, overlapping retransmissions, bad checksums, RST and SYN the
+# receiver ignores, data in the SYN, lost flow state, a 65,495-byte
+# segment; and request and field lines that some parser reads otherwise.
+# The cases are in normalize.py; each runs against node, node with
+# --insecure-http-parser, nginx and Python's http.server, with hdrstrip at
+# xdp, tc-ingress (server side) and tc-egress (client side), and checks
+# that no application got an internal name, that benign bytes arrived
+# exactly (masked as expected), and hdrstrip's counters. A table at the end
+# shows every case at every hook.
+#   NORMALIZE_HOOKS="xdp tc-egress" picks the hooks (default: all three);
+#   NORMALIZE_CASES="urg-name rtx-old" picks the cases.
+. "$(dirname "$0")/lib.sh"
+
+e2e_init
+require_tools node nginx
+require_cli attach detach stats update
+topo_setup off
+
+FAKE4=10.199.0.77 FAKE6=fd00:199::77 FAKE_MAC=02:00:00:00:00:77
+# The server answers the client's made-up address through a static
+# neighbour entry; the client namespace's kernel drops those frames (not
+# its MAC address) and the packet socket reads them.
+step "static neighbour $FAKE4 on $SDEV" \
+	ip -n "$SNS" neigh add "$FAKE4" lladdr "$FAKE_MAC" dev "$SDEV" nud permanent
+step "static neighbour $FAKE6 on $SDEV" \
+	ip -n "$SNS" -6 neigh add "$FAKE6" lladdr "$FAKE_MAC" dev "$SDEV" nud permanent
+# Fast Open without a cookie or a socket option (set before the servers
+# listen); challenge ACKs not rate-limited, so each case sees its own.
+# Large windows (topo_big_windows): room for one 64 KiB segment, and for
+# BIG TCP's larger ones.
+step "server: TCP Fast Open for every listener, no cookie" \
+	in_s sysctl -qw net.ipv4.tcp_fastopen=0x602
+step "server: challenge ACKs without rate limit" in_s sysctl -qw net.ipv4.tcp_invalid_ratelimit=0
+topo_big_windows
+start_servers
+start_node_insecure
+PORTS=$HS_PORTS,$PORT_NODE_INSECURE
+
+LIST=$WORK/list
+write_main_list "$LIST"
+echo "x-real-ip" >>"$LIST"
+SHORT=$WORK/list-short
+cp "$LIST" "$SHORT"
+printf 'x\nx-\n' >>"$SHORT"
+ORIGINS=(--origin "node:$PORT_NODE:$WORK/node.log" --origin "node-insecure:$PORT_NODE_INSECURE:$WORK/node-insecure.log"
+	--origin "nginx:$PORT_NGINX:$WORK/nginx.log" --origin "python:$PORT_PYTHON:$WORK/python.log")
+SMAC=$(ip -n "$SNS" -o link show dev "$SDEV" | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')
+[[ $SMAC =~ ^[0-9a-f:]{17}$ ]] || fail "no MAC address for $SDEV: '$SMAC'"
+RESULTS=$WORK/results.json
+CASE_ARGS=()
+for c in ${NORMALIZE_CASES:-}; do CASE_ARGS+=(--case "$c"); done
+
+normalize() { "$PYTHON" "$E2E_DIR/normalize.py" "$@"; }
+wanted() { [ -z "${NORMALIZE_CASES:-}" ] || grep -qw -- "$1" <<<"$NORMALIZE_CASES"; }
+# run_group HOOK GROUP LIST [FLOWS_MAP]: the group's cases at every origin.
+run_group() {
+	step "$1: cases of group '$2'" in_c "$PYTHON" "$E2E_DIR/normalize.py" run --dev "$CDEV" \
+		--dst-mac "$SMAC" --hook "$1" --group "$2" --list "$3" "${ORIGINS[@]}" \
+		--out "$RESULTS" --stats-ns "$NS" --stats-dev "$DEV" --hdrstrip "$HDRSTRIP" \
+		--flows-map "${4:-0}" "${CASE_ARGS[@]}"
+}
+# The id of the flow table of the program hdrstrip attached to DEV.
+flows_map() { # NS DEV
+	local prog
+	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
+print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
+	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
+		return 1
+	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'
+import json, sys
+ids = set(json.load(open(sys.argv[1]))["map_ids"])
+flows = [m["id"] for m in json.load(open(sys.argv[2])) if m["id"] in ids and m.get("name") == "flows"]
+print(flows[0]) if flows else sys.exit(1)
+EOF
+}
+detach_clean() {
+	step "$1: detach" hs_in "$NS" detach "$DEV"
+	assert_clean "$NS" "$DEV"
+}
+# big_frames on|off: MTU 65535, segmentation offloads and BIG TCP sizes
+# (185,000) on the pair, large windows; or back to MTU 1500, offloads off.
+big_frames() {
+	local mtu=1500 size=65536
+	if [ "$1" = on ]; then
+		mtu=65535 size=185000
+		set_offload on
+		in_s ethtool -K "$SDEV" gro on >/dev/null || fail "ethtool -K $SDEV gro on"
+	else
+		set_offload off
+	fi
+	step "MTU $mtu on $CDEV" ip -n "$CNS" link set dev "$CDEV" mtu "$mtu"
+	step "MTU $mtu on $SDEV" ip -n "$SNS" link set dev "$SDEV" mtu "$mtu"
+	step "GSO size $size on $CDEV" ip -n "$CNS" link set dev "$CDEV" gso_max_size "$size"
+	step "GRO size $size on $SDEV" ip -n "$SNS" link set dev "$SDEV" gro_max_size "$size"
+	# iproute2 6.1 has no gso_ipv4_max_size: rtnetlink directly. A kernel
+	# without IPv4 BIG TCP (before 6.3) refuses: then case bigtcp fails
+	# with the note that no frame over 64 KiB left the client.
+	if ! in_c "$PYTHON" "$E2E_DIR/normalize.py" link-size "$CDEV" gso_ipv4_max_size "$size" ||
+		! in_s "$PYTHON" "$E2E_DIR/normalize.py" link-size "$SDEV" gro_ipv4_max_size "$size"; then
+		log "no IPv4 BIG TCP sizes on this kernel (gso/gro_ipv4_max_size)"
+	fi
+}
+
+for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
+	case $hook in
+	tc-egress) NS=$CNS DEV=$CDEV ;;
+	xdp | tc-ingress) NS=$SNS DEV=$SDEV ;;
+	*) fail "NORMALIZE_HOOKS: no hook '$hook'" ;;
+	esac
+	note_attached "$NS" "$DEV"
+
+	# Classes 1-6, 8-10, 12 in one attachment; class 11 after an update.
+	step "$hook: attach" hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS"
+	flows=$(flows_map "$NS" "$DEV") || fail "$hook: no flow table found for the program on $DEV"
+	run_group "$hook" main "$LIST" "$flows"
+	step "$hook: update to a list with 'x' and 'x-'" hs_in "$NS" update "$DEV" --headers "$SHORT"
+	run_group "$hook" short "$SHORT"
+	detach_clean "$hook"
+
+	# Class 1 with --urgent drop.
+	if wanted urg-drop; then
+		rc=0
+		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" \
+			--urgent drop 2>&1) || rc=$?
+		if [ "$rc" -eq 0 ]; then
+			run_group "$hook" urgent-drop "$LIST"
+			detach_clean "$hook"
+		else
+			log "$hook: attach --urgent drop failed (exit $rc): $(head -n 1 <<<"$out")"
+			normalize record --out "$RESULTS" --hook "$hook" --case urg-drop \
+				--problem "attach --urgent drop: exit $rc: $(head -n 1 <<<"$out")"
+			assert_clean "$NS" "$DEV"
+		fi
+	fi
+
+	# Class 7 at MTU 65535.
+	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6; then
+		big_frames on
+		rc=0
+		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" 2>&1) ||
+			rc=$?
+		if [ "$hook" = xdp ]; then
+			p=()
+			[ "$rc" -eq 0 ] || p+=(--problem "attach at MTU 65535: exit $rc: $(tr '\n' ' ' <<<"$out" | head -c 200)")
+			[ "$rc" -ne 0 ] || grep -qi 'skb' <<<"$out" ||
+				p+=(--problem "attach at MTU 65535: no note of a fallback to skb mode")
+			normalize record --out "$RESULTS" --hook "$hook" --case xdp-mtu-attach "${p[@]}" \
+				--note "$(tr '\n' ' ' <<<"$out" | head -c 200)"
+			if [ "$rc" -ne 0 ]; then
+				# Still try the oversized frames, in skb mode.
+				log "$hook: attach at MTU 65535 failed (exit $rc): $(head -n 1 <<<"$out"); again with --xdp-mode skb"
+				rc=0
+				out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" \
+					--ports "$PORTS" --xdp-mode skb 2>&1) || rc=$?
+			fi
+		fi
+		if [ "$rc" -eq 0 ]; then
+			run_group "$hook" big "$LIST"
+			detach_clean "$hook"
+		else
+			log "$hook: attach at MTU 65535 failed (exit $rc): $(head -n 1 <<<"$out")"
+			normalize record --out "$RESULTS" --hook "$hook" --case oversize \
+				--problem "attach at MTU 65535: exit $rc"
+			assert_clean "$NS" "$DEV"
+		fi
+		big_frames off
+	fi
+done
+
+rc=0
+normalize judge "$RESULTS" || rc=$?
+if [ -z "${NORMALIZE_CASES:-}" ]; then
+	for f in node node-insecure nginx python; do
+		[ -s "$WORK/$f.log" ] || fail "$f's log is empty: no case reached it"
+	done
+fi
+[ "$rc" -eq 0 ] || fail "normalisation cases failed: see the table and the list above"
+log "PASS"
