@@ -52,6 +52,8 @@ void dev_close(struct dev *d);
 
 /* Proxy mode. */
 int proxy_attach(const struct dev *d);
+/* Take sockops program @prog_id off the cgroup, then every socket out of its
+ * sockhash: they are sent through plain TCP again when this returns. */
 int proxy_detach(const struct dev *d, __u32 prog_id);
 /* Established connections of the cgroup's processes to the ports in
  * @ports: the ones the sockops program will never see. */

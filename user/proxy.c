@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/membarrier.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -52,17 +54,91 @@ int proxy_attach(const struct dev *d)
 	return r;
 }
 
+/* The sockhash among the maps of program @prog_fd, opened: -errno if none. */
+static int sockhash_of_prog(int prog_fd)
+{
+	__u32 ids[16] = { 0 }, len; /* zeroed: see map_in_use() */
+	struct bpf_prog_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = HS_ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -errno;
+	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids); i++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 mlen = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) && mi.type == BPF_MAP_TYPE_SOCKHASH)
+			return fd;
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/*
+ * Take every socket out of the sockhash @fd. A socket leaving its last
+ * sockmap or sockhash drops its psock, and with it the sk_msg program:
+ * the kernel gives the socket its own protocol operations back before the
+ * delete returns. A socket that closes meanwhile leaves by itself
+ * (-ENOENT), and a key that went makes bpf_map_get_next_key start over.
+ */
+static int sockhash_flush(int fd)
+{
+	__u64 key, next;
+	int more;
+
+	more = !bpf_map_get_next_key(fd, NULL, &key);
+	if (!more && errno != ENOENT)
+		return -errno;
+	while (more) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		if (!more && errno != ENOENT)
+			return -errno;
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return -errno;
+		key = next;
+	}
+	return 0;
+}
+
 int proxy_detach(const struct dev *d, __u32 prog_id)
 {
-	int fd = bpf_prog_get_fd_by_id(prog_id), r = 0;
+	int fd = bpf_prog_get_fd_by_id(prog_id), socks, r;
 
 	if (fd < 0)
 		return -errno;
-	if (bpf_prog_detach2(fd, d->cgroup_fd, BPF_CGROUP_SOCK_OPS))
-		r = -errno;
+	/* Before the detach: the program is what leads to its sockhash. */
+	socks = sockhash_of_prog(fd);
+	if (socks < 0) {
+		close(fd);
+		return socks;
+	}
+	r = bpf_prog_detach2(fd, d->cgroup_fd, BPF_CGROUP_SOCK_OPS) ? -errno : 0;
 	close(fd);
-	/* The sockhash, its sk_msg program and the sockets in it go with the
-	 * last reference: the pins, removed by the caller. */
+	/*
+	 * No new socket enters now, but the sockhash would let go of the
+	 * ones in it (and they of the sk_msg program) only when the kernel
+	 * frees the map: from a work queue, after an RCU grace period, some
+	 * time after its last reference (the pins, which the caller removes)
+	 * goes; seconds on a busy machine. Until then they would stay
+	 * filtered. Empty it now instead. A sockops run that began before the
+	 * detach may still add a socket: a second pass after an RCU grace
+	 * period (MEMBARRIER_CMD_GLOBAL waits for one; on nohz_full kernels
+	 * it cannot, and the second pass only narrows the window) takes it
+	 * out. Bytes a socket holds back (corked) are freed with its psock.
+	 */
+	if (!r)
+		r = sockhash_flush(socks);
+	if (!r) {
+		(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		r = sockhash_flush(socks);
+	}
+	close(socks);
 	return r;
 }
 

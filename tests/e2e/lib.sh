@@ -124,6 +124,34 @@ known_issue() {
 	fi
 }
 
+# poll_until SECONDS CMD...: run CMD every 0.05 s until it succeeds, for at
+# most SECONDS; return 1 if it never did (the caller fails, saying what).
+# For what the kernel does some time after a command returns (RCU grace
+# periods, work queues: how long depends on the machine), never a fixed
+# sleep. Sets POLL_WAITED (seconds, to the millisecond, from the first run
+# to the last) and POLL_TRIES (runs that failed: 0 when it held at once).
+# CMD runs as an 'until' condition, where errexit is off: it must return
+# its status itself.
+POLL_WAITED=0 POLL_TRIES=0
+poll_until() {
+	local secs=$1 t0 now rc=0
+	shift
+	t0=$(date +%s%N)
+	POLL_TRIES=0
+	until "$@"; do
+		now=$(date +%s%N)
+		if [ $((now - t0)) -ge $((secs * 1000000000)) ]; then
+			rc=1
+			break
+		fi
+		POLL_TRIES=$((POLL_TRIES + 1))
+		sleep 0.05
+	done
+	now=$(date +%s%N)
+	POLL_WAITED=$(printf '%d.%03d' $(((now - t0) / 1000000000)) $(((now - t0) / 1000000 % 1000)))
+	return "$rc"
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
 }

@@ -7,7 +7,9 @@
 #  - every BPF program, map and link the cycles made is gone (by id: other
 #    tests may load and free BPF objects at the same time, so the global
 #    counts bpftool prog/map/link show before and after are printed, and
-#    the check is on the objects this test's attachments used);
+#    the check is on the objects this test's attachments used; polled
+#    with a deadline, since the kernel frees them some time after the
+#    detach);
 #  - no pins in /sys/fs/bpf/hdrstrip/DEV, no clsact qdisc, no program on the
 #    device (ip link, tc, bpftool net), checked along the way and at the end.
 # CYCLES=N runs fewer or more cycles.
@@ -113,13 +115,24 @@ log "ok: $CYCLES attach/update/detach cycles over ${#HOOK_MIXES[@]} hook mixes"
 
 assert_clean "$NS" "$DEV"
 sort -u "$WORK/ours" >"$WORK/ours.u"
+# ours_left KIND: ids of the KIND objects the cycles used still loaded.
+# The kernel frees a program some time after its last reference goes (an
+# RCU grace period, then a work queue), and its maps after it: polled.
+ours_left() {
+	bpf_objs "$1" | awk '{ print $1 }' | sort -u >"$WORK/now.$1" || return 1
+	awk -v k="$1" '$1 == k { print $2 }' "$WORK/ours.u" | sort -u |
+		comm -12 - "$WORK/now.$1" | tr '\n' ' '
+}
+none_left() {
+	local left
+	left=$(ours_left "$1") || return 1
+	[ -z "$left" ]
+}
 for kind in prog map link; do
-	bpf_objs "$kind" | awk '{ print $1 }' | sort -u >"$WORK/now.$kind"
 	n=$(grep -c "^$kind " "$WORK/ours.u" || true)
-	left=$(awk -v k="$kind" '$1 == k { print $2 }' "$WORK/ours.u" | sort -u |
-		comm -12 - "$WORK/now.$kind" | tr '\n' ' ')
-	[ -z "$left" ] || fail "${kind}s the cycles used are still loaded: ids $left"
-	log "ok: none of the $n ${kind}s the cycles used is left"
+	poll_until 10 none_left "$kind" ||
+		fail "${kind}s the cycles used are still loaded 10 s after the last detach: ids $(ours_left "$kind")"
+	log "ok: none of the $n ${kind}s the cycles used is left (after ${POLL_WAITED}s)"
 done
 [ "$(grep -c '^prog ' "$WORK/ours.u")" -ge "$CYCLES" ] ||
 	fail "fewer programs recorded than cycles: the id check saw too little"

@@ -20,8 +20,10 @@
 #  - a drop rule: send() fails with EACCES (curl fails), counted;
 #  - a connection open before the attach: left alone, counted
 #    (conns_preexisting); connections to other ports never in the sockhash;
-#  - update under traffic (never a failure, never a mix of lists), detach
-#    (then pass-through, also on connections that were filtered);
+#  - update under traffic (never a failure, never a mix of lists), detach:
+#    it takes the connections in the sockhash out before it returns (polled
+#    with a deadline all the same, the time logged; a poll needed fails),
+#    then pass-through, also on connections that were filtered;
 #  - status/stats --cgroup, their exit codes; bad use: not a cgroup v2
 #    directory (2), attach twice (1), detach twice (1);
 #  - the machine clean afterwards: no pins, nothing on the cgroup (bpftool
@@ -46,8 +48,9 @@ PX_PORTS=$HS_PORTS,$PORT_ECHO
 CG= CG_ID= PIN=
 
 # --- cleanup: the cgroup's processes, attachment, pins, the cgroup itself ---
+cg_empty() { [ -z "$(cat "$1/cgroup.procs" 2>/dev/null)" ]; }
 proxy_cleanup() {
-	local p i
+	local p
 	if [ -n "$CG" ] && [ -d "$CG" ]; then
 		"$HDRSTRIP" detach --cgroup "$CG" >/dev/null 2>&1
 		if [ -e "$CG/cgroup.kill" ]; then
@@ -57,10 +60,8 @@ proxy_cleanup() {
 				kill -KILL "$p" 2>/dev/null
 			done
 		fi
-		for i in $(seq 1 100); do
-			[ -z "$(cat "$CG/cgroup.procs" 2>/dev/null)" ] && break
-			sleep 0.05
-		done
+		# The kernel ends the processes some time after cgroup.kill.
+		poll_until 5 cg_empty "$CG"
 		[ -d "$CG/sub" ] && rmdir "$CG/sub" 2>/dev/null
 		rmdir "$CG" 2>/dev/null || printf '[%s] cannot remove %s\n' "$E2E_NAME" "$CG" >&2
 	fi
@@ -99,6 +100,18 @@ has_line() {
 
 proxy_tool() { "$PYTHON" "$E2E_DIR/proxy_tool.py" "$@"; }
 sock_maps() { bpftool -j map show | proxy_tool sock-maps; }
+# in_sockhash ID COOKIE: is the socket with COOKIE in the sockhash with map
+# id ID? A map that is gone holds nothing. (bpftool -j prints its error as
+# JSON on stdout.)
+in_sockhash() {
+	local out keys
+	if ! out=$(bpftool -j map dump id "$1" 2>&1); then
+		grep -q "No such file or directory" <<<"$out" && return 1
+		fail "bpftool map dump id $1: $out"
+	fi
+	keys=$(proxy_tool cookies <<<"$out") || fail "cannot read the dump of map $1: $out"
+	grep -qx "$2" <<<"$keys"
+}
 step "sockhash and sk_storage maps before the test" to_file "$WORK/maps.before" sock_maps
 
 # CG is set once the directory is ours: the cleanup removes what CG names.
@@ -515,12 +528,15 @@ step "after the updates, list a applies" pc "$S4" "$PORT_ECHO" --set update --li
 step "back to the main list" hs update --cgroup "$CG" --headers "$LIST"
 
 # --- the sockhash empties as connections close -----------------------------------------
-for i in $(seq 1 100); do
-	n=$(bpftool -j map dump pinned "$PIN/socks" | proxy_tool cookies | wc -l)
-	[ "$n" -eq 0 ] && break
-	sleep 0.05
-done
-assert_eq "$n" 0 "sockets left in the sockhash once every client is done"
+socks_left() { bpftool -j map dump pinned "$PIN/socks" | proxy_tool cookies | wc -l; }
+sockhash_empty() {
+	local n
+	n=$(socks_left) || return 1
+	[ "$n" -eq 0 ]
+}
+poll_until 5 sockhash_empty ||
+	fail "sockets left in the sockhash 5 s after every client is done: $(socks_left)"
+log "ok: the sockhash is empty once every client is done (after ${POLL_WAITED}s)"
 
 # Everything the real origins reported so far: no internal line, masked or not.
 INTERNAL_RE='^(header|app-header|trailer): *(x[-_]internal[-_](auth|tenant|trace)|x[-_]edge[-_]secret[-_][^:]*|x-hdrstrip) *:'
@@ -536,8 +552,49 @@ done
 start_held filtered --set basic --expect unchanged "$S4" "$PORT_ECHO"
 # One stopped inside an internal name: those bytes are held (corked).
 start_held cut --set basic --expect unchanged --gate-at X-Internal-Auth "$S4" "$PORT_ECHO"
+SOCKS_ID=$(bpftool -j map show pinned "$PIN/socks" |
+	"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["id"])') ||
+	fail "cannot read the sockhash's map id"
+for name in filtered cut; do
+	in_sockhash "$SOCKS_ID" "$(cat "$WORK/$name.cookie")" ||
+		fail "$name: not in the sockhash (map id $SOCKS_ID) before the detach"
+done
+log "ok: both held connections are in the sockhash (map id $SOCKS_ID)"
+# The test holds the sockhash across the detach (a pin of its own): its id
+# vanishes as soon as the last reference goes, but the kernel lets go of
+# its sockets only later, when a work queue frees the map (after an RCU
+# grace period), so "the map is gone" would not mean "the sockets are
+# free". Held, the map can lose a socket only by a delete (or a close): a
+# socket out of its last sockhash has its own protocol operations back,
+# and its next send() is not filtered.
+E2E_PINS=/sys/fs/bpf/hse2e-$$
+[ ! -e "$E2E_PINS" ] || fail "$E2E_PINS already exists"
+step "make $E2E_PINS" mkdir "$E2E_PINS"
+step "hold the sockhash (map id $SOCKS_ID) across the detach" \
+	bpftool map pin id "$SOCKS_ID" "$E2E_PINS/socks"
+# held_out NAME...: are the held connections NAME... out of the sockhash?
+held_out() {
+	local name
+	for name in "$@"; do
+		in_sockhash "$SOCKS_ID" "$(cat "$WORK/$name.cookie")" && return 1
+	done
+	return 0
+}
 step "detach --cgroup" to_file "$WORK/detach.out" hs detach --cgroup "$CG"
 has_line "$(cat "$WORK/detach.out")" "detached cgroup from 'cgroup-$CG_ID'" "detach: output"
+# detach takes every socket out of the sockhash before it returns. Without
+# that, the sockets would leave only when the kernel frees the map, some
+# time after its pins go (deferred: seconds on a busy machine; never, here,
+# while the test holds it), and a request sent meanwhile would still be
+# filtered. Polled with a deadline all the same, the time logged; that a
+# poll was needed at all fails the test (a first look that finds the
+# sockets still there), not a duration.
+poll_until 10 held_out filtered cut ||
+	fail "the held connections are still in the sockhash (map id $SOCKS_ID) 10 s after the detach"
+log "the held connections: out of the sockhash at look $((POLL_TRIES + 1)) after the detach returned (${POLL_WAITED}s from the first look to that one's end, bpftool included)"
+assert_eq "$POLL_TRIES" 0 "polls before the held connections were out of the sockhash (detach empties it)"
+step "let go of the sockhash" rm -r "$E2E_PINS"
+E2E_PINS=
 open_gate filtered
 wait_held filtered "a connection that was in the sockhash passes unchanged after the detach"
 open_gate cut
@@ -569,13 +626,18 @@ expect_exit 1 "update after the detach" hs update --cgroup "$CG" --headers "$LIS
 log "ok: no pins in $PIN"
 out=$(bpftool cgroup show "$CG")
 assert_eq "$out" "" "bpftool cgroup show $CG"
-# The sk_msg program and its maps go once the sockets let go of them (RCU).
-for i in $(seq 1 100); do
-	sock_maps >"$WORK/maps.after"
-	left=$(comm -13 <(sort "$WORK/maps.before") <(sort "$WORK/maps.after"))
-	[ -z "$left" ] && break
-	sleep 0.1
-done
-[ -z "$left" ] || fail "sockhash/sk_storage maps left behind: $left"
-log "ok: no sockhash or sk_storage map left (bpftool map show)"
+# The sk_msg program and its maps go when the kernel frees them, some time
+# after their last reference (RCU, a work queue).
+sock_maps_left() {
+	sock_maps >"$WORK/maps.after" || return 1
+	comm -13 <(sort "$WORK/maps.before") <(sort "$WORK/maps.after")
+}
+no_sock_maps_left() {
+	local left
+	left=$(sock_maps_left) || return 1
+	[ -z "$left" ]
+}
+poll_until 10 no_sock_maps_left ||
+	fail "sockhash/sk_storage maps left behind 10 s after the detach: $(sock_maps_left)"
+log "ok: no sockhash or sk_storage map left (bpftool map show), after ${POLL_WAITED}s"
 log "PASS"
