@@ -383,10 +383,18 @@ __attribute__((noinline)) int normalize_tc(struct __sk_buff *ctx, struct scratch
 /* The packet's layers into sc->pk (parse.h); @big: see parse_ipv4(). */
 static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const int xdp)
 {
+	void *data = ctx_data(ctx, xdp), *end = ctx_data_end(ctx, xdp);
+
 	if (!sc)
 		return PARSE_OTHER;
 	__builtin_memset(&sc->pk, 0, sizeof(sc->pk));
-	return parse_packet(ctx_data(ctx, xdp), ctx_data_end(ctx, xdp), &sc->pk, big);
+	/* XDP in skb (generic) mode runs after GRO: the frame may be a BIG
+	 * TCP one, its length left to the frame. (A native frame of that
+	 * kind is no frame the stack takes: what it changes, flow.h makes
+	 * harmless.) */
+	if (xdp)
+		big = end - data;
+	return parse_packet(data, end, &sc->pk, big);
 }
 
 __attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc, __u32 big)
