@@ -397,9 +397,9 @@ static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const
 	return parse_packet(data, end, &sc->pk, big);
 }
 
-__attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc, __u32 big)
+__attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc)
 {
-	return parse(ctx, sc, big, HOOK_XDP);
+	return parse(ctx, sc, 0, HOOK_XDP);
 }
 
 __attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc, __u32 big)
@@ -429,7 +429,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	/* A GRO or GSO skb may leave its IP length to the packet (BIG TCP). */
 	if (!xdp && ((struct __sk_buff *)ctx)->gso_size)
 		big = ((struct __sk_buff *)ctx)->len;
-	r = xdp ? parse_xdp(ctx, sc, big) : parse_tc(ctx, sc, big);
+	r = xdp ? parse_xdp(ctx, sc) : parse_tc(ctx, sc, big);
 	if (r == PARSE_TRUNC && !xdp) {
 		/* Headers may sit partly outside the skb's linear head. */
 		len = ctx_len(ctx, xdp);

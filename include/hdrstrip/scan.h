@@ -71,6 +71,7 @@ enum hs_phase {
 	HS_PH_REQ_WS2,
 	HS_PH_REQ_VERSION, /* "HTTP/" then the version bytes */
 	HS_PH_REQ_TRAIL, /* blanks after the version */
+	HS_PH_REQ_REST, /* the rest of a first line that is no request line */
 	HS_PH_LINE_START, /* first byte of a field line */
 	HS_PH_LEAD, /* blanks before a name */
 	HS_PH_NAME,
@@ -305,6 +306,7 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 	*st = s->st;
 	switch (st->phase) {
 	case HS_PH_REQ_LEAD:
+	case HS_PH_REQ_REST:
 	case HS_PH_LINE_START:
 	case HS_PH_CR:
 	case HS_PH_BODY:
@@ -774,6 +776,7 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 {
 	int blank = hs_is_blank(b), eol = hs_is_eol(b);
 	__u32 i = hs_col(s, pos);
+	__u8 conn = s->st.conn;
 
 	switch (s->st.phase) {
 	case HS_PH_REQ_LEAD:
@@ -866,6 +869,12 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		if (blank)
 			s->st.phase = HS_PH_REQ_TRAIL;
 		break;
+	case HS_PH_REQ_REST:
+		if (eol) {
+			hs_end_line(s, b, pos);
+			return HS_STEP_MORE;
+		}
+		break;
 	default: /* HS_PH_REQ_TRAIL */
 		if (eol)
 			goto done;
@@ -885,11 +894,18 @@ not_http:
 	/* Not a request line as this reader has it, where one should start:
 	 * some server may still read one (nginx takes 0x85 in a target,
 	 * Python a CR between words), or framing and the server disagree.
-	 * Check every line from here, this one included: from its first byte
-	 * in this buffer (the request line's words were not looked at as a
-	 * name). */
+	 * Check every line from here line by line, trusting no framing. */
 	s->desync++;
 	hs_stream_untrack(&s->st);
+	if (!(conn & HS_CN_SEEN_REQUEST)) {
+		/* A connection's first line is no field to any server (each
+		 * reads a request line there, or refuses it): the lines after
+		 * it are checked, wherever the buffers are cut. */
+		s->st.phase = HS_PH_REQ_REST;
+		return HS_STEP_MORE;
+	}
+	/* After a request, this line too: from its first byte in this
+	 * buffer (the request line's words were not looked at as a name). */
 	s->st.flags = HS_SF_PREV_LF;
 	s->pos = hs_off(s->line_start);
 	return HS_STEP_MORE;

@@ -222,7 +222,7 @@ static void load_list(const struct sc_input *in)
 
 static int phase_class(__u8 phase)
 {
-	if (phase <= HS_PH_REQ_TRAIL)
+	if (phase <= HS_PH_REQ_REST)
 		return CL_REQ;
 	if (phase == HS_PH_BODY || (phase >= HS_PH_CHUNK_SIZE && phase <= HS_PH_CHUNK_END))
 		return CL_BODY;

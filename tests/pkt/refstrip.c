@@ -52,7 +52,8 @@
  *    the data, trailer fields read like header fields);
  *  - then the next request; what does not start one is a desync, and the
  *    rest of the stream is read line by line from that line on (from the
- *    line's first byte in its segment); so is what follows CONNECT or a
+ *    line's first byte in its segment; after the connection's first line,
+ *    which no server reads as a field); so is what follows CONNECT or a
  *    request with an Upgrade field, and all of a connection without state.
  *    Read line by line, every line is a field line and nothing ends.
  */
@@ -442,7 +443,9 @@ static void step_request(struct ref *s)
 		size_t seg = seg_start(s, q + fail);
 
 		s->r->desync++;
-		go_lines(s, q > seg ? q : seg);
+		/* A connection's first line is no field to any server: the
+		 * lines after it are checked. */
+		go_lines(s, !s->seen_request ? next : q > seg ? q : seg);
 		return;
 	}
 	s->r->requests++;

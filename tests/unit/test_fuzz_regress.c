@@ -250,7 +250,9 @@ static void test_three_walks_one_line(void **state)
 	(void)state;
 	assert_non_null(buf);
 	fx_build(&fx, "x-internal-*\n", -1);
-	for (int mode = 0; mode < 2; mode++) {
+	/* After a request (a desync). A connection's first line that is no
+	 * request line is skipped, not read again: no third walk there. */
+	for (int mode = 1; mode < 2; mode++) {
 		struct hs_stream st;
 		struct hs_scan s;
 		unsigned long steps = 0;
@@ -261,15 +263,12 @@ static void test_three_walks_one_line(void **state)
 		memcpy(buf + 12 + blanks, "b c", 3);
 		memset(buf + 15 + blanks, 'z', n - 15 - blanks);
 		hs_stream_init(&st);
-		if (mode)
-			st.conn = HS_CN_SEEN_REQUEST; /* after a request: a desync */
-		/* ... or a connection's first line, which is no request line */
+		st.conn = HS_CN_SEEN_REQUEST;
 		hs_scan_begin(&s, &st, 0, (__u32)n, 0);
 		do
 			rc = hs_scan_step(&s, fx.trie, buf, buf + n);
 		while (++steps < 10 * n && rc != HS_STEP_DONE);
-		print_message("%s: %lu steps for %zu bytes\n", mode ? "desync" : "first line",
-			      steps, n);
+		print_message("desync: %lu steps for %zu bytes\n", steps, n);
 		assert_true(steps > 2 * (n + 16));
 		assert_true(steps <= HS_STEPS_PER_BYTE * (n + 16));
 		/* The name was rewritten to the end. */
