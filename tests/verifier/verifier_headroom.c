@@ -13,8 +13,9 @@
  * of the run-time policies (--on-error drop|pass, --untracked
  * scan|pass|drop: map values, which the verifier does not see): a request
  * whose field walks a whole 128-byte name is masked, a near miss kept, an
- * ambiguous request and a payload that is no request get the policy's
- * verdict, and the checksums stay valid.
+ * ambiguous request gets the on-error policy's verdict and a segment of a
+ * connection without state the untracked policy's, and the checksums stay
+ * valid.
  *
  *   verifier_headroom [--quiet] OBJ14 OBJ19 [PROXY14 PROXY19]
  *
@@ -236,13 +237,14 @@ static int set_config(struct bpf_object *obj, int on_error, int untracked)
 	return bpf_map_update_elem(map_fd(obj, HS_MAP_CONFIG), &key, &cfg, BPF_ANY);
 }
 
-/* Run @payload through the program; returns its verdict, with the packet
- * it left in @out (payload at @payload_off). */
-static int run(struct bpf_object *obj, int prog_fd, const char *payload, __u8 *out,
+/* Run @payload through the program, on a connection whose SYN it saw
+ * (@syn) or one it holds no state for; returns its verdict, with the
+ * packet it left in @out (payload at @payload_off). */
+static int run(struct bpf_object *obj, int prog_fd, const char *payload, int syn, __u8 *out,
 	       size_t *payload_off, const char *what)
 {
 	static __u8 pkt[PB_MAX_PKT];
-	struct pb_spec spec = { 0 };
+	struct pb_spec spec = { .seq = 1, .seq_set = 1 };
 	struct pb_layout lay;
 	size_t n = pb_build(&spec, payload, strlen(payload), pkt, &lay);
 	struct bpf_test_run_opts o = { .sz = sizeof(o),
@@ -254,6 +256,21 @@ static int run(struct bpf_object *obj, int prog_fd, const char *payload, __u8 *o
 	char why[200];
 
 	forget_flows(map_fd(obj, HS_MAP_FLOWS));
+	if (syn) {
+		static __u8 synpkt[PB_MAX_PKT];
+		struct pb_spec ss = { .seq = 0, .seq_set = 1, .tcp_flags = 0x02 };
+		struct pb_layout sl;
+		struct bpf_test_run_opts so = { .sz = sizeof(so),
+						.data_in = synpkt,
+						.data_size_in =
+							(__u32)pb_build(&ss, "", 0, synpkt, &sl),
+						.repeat = 1 };
+
+		if (bpf_prog_test_run_opts(prog_fd, &so)) {
+			check(0, "%s: test run (SYN): %s", what, strerror(errno));
+			return -100;
+		}
+	}
 	*payload_off = lay.payload_off;
 	if (bpf_prog_test_run_opts(prog_fd, &o)) {
 		check(0, "%s: test run: %s", what, strerror(errno));
@@ -290,7 +307,7 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 			check(!set_config(obj, oe, ut), "%s: config: %s", what, strerror(errno));
 			/* The whole 128-byte name is walked and masked; the
 			 * near miss is kept. */
-			v = run(obj, prog_fd, req, out, &off, what);
+			v = run(obj, prog_fd, req, 1, out, &off, what);
 			check(v == pass, "%s: request: verdict %d", what, v);
 			/* The third line, after the request line and Host. */
 			line = (char *)out + off + strlen("GET / HTTP/1.1\r\nHost: h\r\n");
@@ -302,11 +319,11 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 			/* Framing servers read two ways: the on-error policy. */
 			v = run(obj, prog_fd,
 				"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-				out, &off, what);
+				1, out, &off, what);
 			check(v == (oe == HS_POLICY_DROP ? drop : pass),
 			      "%s: ambiguous framing: verdict %d", what, v);
-			/* No connection state, no request: the untracked policy. */
-			v = run(obj, prog_fd, "\x16\x03\x01 no request here\r\n", out, &off, what);
+			/* No connection state: the untracked policy. */
+			v = run(obj, prog_fd, "\x16\x03\x01 no request here\r\n", 0, out, &off, what);
 			check(v == (ut == HS_POLICY_DROP ? drop : pass),
 			      "%s: not a request: verdict %d", what, v);
 		}
