@@ -53,6 +53,13 @@ struct scratch {
 	__u32 p_opts;
 	__u32 p_payload; /* the payload's offset */
 	__s32 p_r; /* the first HS_SEG_* for scan_pieces_*() */
+	/* The segment one_segment_*() takes (a GSO packet's piece). */
+	__u32 s_seq;
+	__u32 s_len;
+	__u32 s_win;
+	__u32 s_payload;
+	__u32 s_flags;
+	__u32 s_reserved;
 };
 
 struct {
@@ -230,6 +237,7 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 			return HS_SEG_POLICY;
 		}
 		hs_scan_finish(&sc->s, &sc->got);
+		hs_seg_scanned(&sc->w, hs_scan_steady(&sc->s), sc->p_payload);
 		r = hs_seg_next(&sc->w, f, &sc->got);
 	}
 	if (r == HS_SEG_SCAN) {
@@ -257,26 +265,26 @@ __attribute__((noinline)) int scan_pieces_tc(struct __sk_buff *ctx, struct scrat
  * The flow's part: find the segment's flow, scan its pieces, keep what it
  * taught. Returns the verdict.
  */
-static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
-					     const struct hs_trie *t, struct hs_config *cfg,
-					     struct hs_counters *cnt, const int xdp)
+/*
+ * One segment's way through its flow: sc->s_seq (as in a TCP header),
+ * sc->s_len payload bytes from packet offset sc->s_payload, of which the
+ * scanner reaches sc->s_win, TCP flags sc->s_flags. Returns the verdict.
+ */
+static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
+						   const struct hs_trie *t, struct hs_config *cfg,
+						   struct hs_counters *cnt, const int xdp)
 {
 	const struct pkt *pk;
 	struct hs_flow *f;
-	__u32 len, win = 0;
-	__u8 opts;
+	__u32 len;
 	int r;
 
 	if (!sc || !t || !cfg || !cnt)
 		return HS_VERDICT_PASS;
 	pk = &sc->pk;
-	len = pk->payload_end - pk->payload_off;
-	opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
-
-	if (pk->payload_off < HS_MAX_BUF)
-		win = (pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF) - pk->payload_off;
+	len = sc->s_len;
 	f = bpf_map_lookup_elem(&flows, &pk->key);
-	hs_seg_init(&sc->w, pk->seq, len, win, pk->tcp_flags);
+	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags);
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	if (r == HS_SEG_CREATE) {
 		/* BPF_ANY: a SYN starts the tuple's connection afresh. */
@@ -290,9 +298,9 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
 	}
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
-		sc->p_payload = pk->payload_off;
+		sc->p_payload = sc->s_payload;
 		sc->p_l4 = pk->l4_off;
-		sc->p_opts = opts;
+		sc->p_opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
 	}
 	add_seg_counts(cnt, &sc->w);
@@ -314,6 +322,66 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
 	}
 	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);
+	return HS_VERDICT_PASS;
+}
+
+__attribute__((noinline)) int one_segment_xdp(struct xdp_md *ctx, struct scratch *sc,
+					      const struct hs_trie *t, struct hs_config *cfg,
+					      struct hs_counters *cnt)
+{
+	return one_segment(ctx, sc, t, cfg, cnt, HOOK_XDP);
+}
+
+__attribute__((noinline)) int one_segment_tc(struct __sk_buff *ctx, struct scratch *sc,
+					     const struct hs_trie *t, struct hs_config *cfg,
+					     struct hs_counters *cnt)
+{
+	return one_segment(ctx, sc, t, cfg, cnt, HOOK_TC);
+}
+
+/* GSO/GRO packets are cut in this many pieces at most (the last takes the
+ * rest). */
+#define HS_MAX_GSO_PIECES 64
+
+/*
+ * The packet in sc->pk through its flow. A GSO or GRO packet (TC) is taken
+ * as the segments its gso_size cuts it in on the wire, one after the
+ * other: a loss after hdrstrip makes TCP send such a segment again, which
+ * must start where a checkpoint is (flow.h). Any segment dropped drops the
+ * packet.
+ */
+static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
+					     const struct hs_trie *t, struct hs_config *cfg,
+					     struct hs_counters *cnt, const int xdp)
+{
+	const struct pkt *pk;
+	__u32 len, mss = 0, off = 0, piece, k, end;
+
+	if (!sc || !t || !cfg || !cnt)
+		return HS_VERDICT_PASS;
+	pk = &sc->pk;
+	len = pk->payload_end - pk->payload_off;
+	if (!xdp && !(pk->tcp_flags & (HS_TCP_SYN | HS_TCP_RST)))
+		mss = ((struct __sk_buff *)ctx)->gso_size;
+	if (!mss || len <= mss)
+		mss = len;
+	for (k = 0; k < HS_MAX_GSO_PIECES; k++) {
+		piece = k == HS_MAX_GSO_PIECES - 1 || len - off <= mss ? len - off : mss;
+		sc->s_seq = pk->seq + off;
+		sc->s_len = piece;
+		sc->s_payload = pk->payload_off + off;
+		/* A FIN comes after the last piece. */
+		sc->s_flags = off + piece < len ? pk->tcp_flags & ~HS_TCP_FIN : pk->tcp_flags;
+		end = sc->s_payload + piece;
+		sc->s_win = sc->s_payload >= HS_MAX_BUF ? 0
+			    : (end < HS_MAX_BUF ? end : HS_MAX_BUF) - sc->s_payload;
+		if ((xdp ? one_segment_xdp(ctx, sc, t, cfg, cnt)
+			 : one_segment_tc(ctx, sc, t, cfg, cnt)) == HS_VERDICT_DROP)
+			return HS_VERDICT_DROP;
+		off += piece;
+		if (off >= len)
+			break;
+	}
 	return HS_VERDICT_PASS;
 }
 

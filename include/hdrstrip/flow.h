@@ -14,8 +14,11 @@
  * application ends up reading, each was scanned from the right state if:
  *
  *  - a segment is scanned only from a position whose state is known: a
- *    boundary, or a byte inside a body of known length after one (body
- *    bytes are never read, so the state there depends on their count only);
+ *    boundary, a byte inside a body of known length after one (body bytes
+ *    are never read, so the state there depends on their count only), or a
+ *    byte in the steady end of a segment (the rest of a kept line, or the
+ *    'x' run of a masked one, up to the segment's end: the state there is
+ *    the one the segment ended in);
  *  - a segment that overlaps what was passed is scanned in pieces cut at
  *    every boundary it crosses (the cuts of the first copies, so the same
  *    bytes are rewritten the same way), and at each cut the state it
@@ -37,7 +40,7 @@
 
 #define HS_MAP_FLOWS "flows"
 /* Boundaries kept per flow, besides next_seq (a power of two). */
-#define HS_FLOW_CKPTS 8
+#define HS_FLOW_CKPTS 16
 #define HS_FLOWS_DEFAULT 32768
 
 /* TCP flags, as in the header's 14th byte. */
@@ -57,9 +60,15 @@ struct hs_flow_key {
 	__u32 family; /* 4 or 6 */
 };
 
+/* No steady run in a checkpoint's segment. */
+#define HS_CK_NO_STEADY 0xffff
+
 struct hs_ckpt {
 	__u32 seq; /* a segment's first byte */
-	__u32 used;
+	__u16 used;
+	/* Bytes from seq after which the segment's end state held to its end
+	 * (hs_scan_steady()), or HS_CK_NO_STEADY. */
+	__u16 steady;
 	struct hs_stream st; /* the state there */
 };
 
@@ -140,6 +149,10 @@ struct hs_segwork {
 	__u8 op; /* HS_OP_* */
 	__u8 pieces; /* pieces handed out so far */
 	__u8 reserved[5];
+	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
+	 * which the piece's end state held, when has_steady. */
+	__u32 steady_seq;
+	__u32 has_steady;
 };
 
 /* Pieces one segment can take: one per boundary it crosses, and the new
@@ -175,10 +188,30 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
  * known length that starts there. Returns 1 with *@st, or 0 when it is not
  * known.
  */
+/* The checkpoint after the one at @q (HS_FLOW_CKPTS: next_seq, the end of
+ * the last segment). A function of its own in BPF, like hs_flow_known(). */
+HS_SUBPROG int hs_flow_after(const struct hs_flow *f, __u32 q)
+{
+	__u32 next, d;
+	int i, n = HS_FLOW_CKPTS;
+
+	if (!f)
+		return HS_FLOW_CKPTS;
+	next = f->next_seq - q;
+	for (i = 0; i < HS_FLOW_CKPTS; i++) {
+		d = f->ck[i].seq - q;
+		if (f->ck[i].used && (__s32)d > 0 && d < next) {
+			next = d;
+			n = i;
+		}
+	}
+	return n;
+}
+
 HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream *st)
 {
-	__u32 best, d;
-	int found, i, k = HS_FLOW_CKPTS;
+	__u32 best, d, next, q;
+	int found, i, k = HS_FLOW_CKPTS, n;
 
 	if (!f || !st)
 		return 0;
@@ -194,6 +227,17 @@ HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream 
 	}
 	if (!found)
 		return 0;
+	if (best && k < HS_FLOW_CKPTS && f->ck[k & (HS_FLOW_CKPTS - 1)].steady <= best) {
+		/* In the steady end of that checkpoint's segment: the state
+		 * is the one at the boundary after it (its end). */
+		q = f->ck[k & (HS_FLOW_CKPTS - 1)].seq;
+		n = hs_flow_after(f, q);
+		next = (n < HS_FLOW_CKPTS ? f->ck[n & (HS_FLOW_CKPTS - 1)].seq : f->next_seq) - q;
+		if (next <= best)
+			return 0;
+		*st = n < HS_FLOW_CKPTS ? f->ck[n & (HS_FLOW_CKPTS - 1)].st : f->cur;
+		return 1;
+	}
 	*st = k < HS_FLOW_CKPTS ? f->ck[k & (HS_FLOW_CKPTS - 1)].st : f->cur;
 	if (best && (st->phase != HS_PH_BODY || best > st->num))
 		return 0;
@@ -222,20 +266,31 @@ HS_SUBPROG __u32 hs_flow_next_cut(const struct hs_flow *f, __u32 pos, __u32 e)
 	return pos + best;
 }
 
-/* Remember the state at next_seq before the flow moves past it, unless a
+/* Remember the state at next_seq before the flow moves past it to @e,
+ * with the segment's steady end from @steady_seq (w->has_steady), unless a
  * body that starts at the last boundary already says what it is. */
-HS_INLINE void hs_flow_push(struct hs_flow *f)
+HS_INLINE void hs_flow_push(struct hs_flow *f, const struct hs_segwork *w, __u32 e)
 {
 	struct hs_ckpt *last = &f->ck[(f->ck_next - 1) & (HS_FLOW_CKPTS - 1)];
 	struct hs_ckpt *ck = &f->ck[f->ck_next & (HS_FLOW_CKPTS - 1)];
-	__u32 d = f->next_seq - last->seq;
+	__u32 d = f->next_seq - last->seq, st = w->steady_seq - f->next_seq;
 
 	if (last->used && last->st.phase == HS_PH_BODY && f->cur.phase == HS_PH_BODY &&
 	    (__s32)d > 0 && d < last->st.num && f->cur.num == last->st.num - d &&
-	    f->cur.cl == last->st.cl && f->cur.req == last->st.req && f->cur.conn == last->st.conn)
+	    f->cur.cl == last->st.cl && f->cur.req == last->st.req && f->cur.conn == last->st.conn) {
+		/* The last checkpoint's segment now reaches further: its
+		 * body says it all, a steady end would say too little. */
+		last->steady = HS_CK_NO_STEADY;
 		return;
+	}
 	ck->seq = f->next_seq;
 	ck->used = 1;
+	ck->steady = HS_CK_NO_STEADY;
+	/* Only a segment that starts at the checkpoint has its steady end
+	 * measured from it. */
+	if (w->has_steady && w->pos == f->next_seq && (__s32)st > 0 && st < e - f->next_seq &&
+	    st < HS_CK_NO_STEADY)
+		ck->steady = (__u16)st;
 	ck->st = f->cur;
 	f->ck_next = (f->ck_next + 1) & (HS_FLOW_CKPTS - 1);
 }
@@ -409,6 +464,14 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	return hs_seg_piece(w, f);
 }
 
+/* What the scan of the current piece (@steady: hs_scan_steady(), at buffer
+ * offsets where the payload starts at @payload_off) says of its end. */
+HS_INLINE void hs_seg_scanned(struct hs_segwork *w, __u32 steady, __u32 payload_off)
+{
+	w->has_steady = steady != ~0u;
+	w->steady_seq = w->seq + (steady - payload_off);
+}
+
 /*
  * The current piece was scanned to its end (a drop rule, ambiguous framing
  * or a scan cut short are the caller's to handle first): @got is the state
@@ -444,7 +507,7 @@ HS_SUBPROG int hs_seg_next(struct hs_segwork *w, struct hs_flow *f, struct hs_st
 		w->why = HS_WHY_OVERSIZE;
 		return HS_SEG_POLICY;
 	}
-	hs_flow_push(f);
+	hs_flow_push(f, w, e);
 	f->cur = *got;
 	f->next_seq = e;
 	f->fl |= HS_FL_STARTED;

@@ -195,7 +195,10 @@ struct hs_scan {
 	 * where a desynchronised stream is checked from, line by line; for a
 	 * field line (HS_OPT_REMOVE), where its removal or holding starts. */
 	__u32 line_start;
-	__u32 reserved;
+	/* Where the phase the scan is in began (run_phase: that phase): from
+	 * there on, in a kept line's rest or a masked line's 'x' run, the
+	 * state is the one the buffer ends in (hs_scan_steady()). */
+	__u32 run_at;
 	__u8 csum_par; /* parity of the offset the checksum's 16-bit words start at */
 	__u8 opts; /* HS_OPT_* */
 	__u16 rule; /* list rule + 1 of the last match */
@@ -216,7 +219,8 @@ struct hs_scan {
 	__u32 rm_start; /* HS_STEP_REMOVE: the bytes to remove */
 	__u32 rm_end;
 	__u8 hold; /* the buffer ends in a line not decided yet, from line_start */
-	__u8 reserved3[3];
+	__u8 run_phase;
+	__u8 reserved3[2];
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -295,7 +299,32 @@ HS_INLINE void hs_scan_begin(struct hs_scan *s, const struct hs_stream *st, __u3
 	s->mask_start = hs_off(start - st->col);
 	s->line_start = s->start;
 	s->rm_start = start;
+	s->run_at = start;
+	s->run_phase = st->phase;
 	s->csum_par = csum_base & 1;
+}
+
+/*
+ * The first offset of the buffer from which the state it ends in holds at
+ * every byte (as hs_scan_finish() gives it): the rest of a kept line, or
+ * the 'x' run of a masked one, without a line end after it. ~0 when there
+ * is none. A flow knows the state there without a checkpoint (flow.h).
+ */
+HS_INLINE __u32 hs_scan_steady(const struct hs_scan *s)
+{
+	__u32 at = s->run_at, c, need;
+
+	if (s->run_phase != s->st.phase || at >= s->pos)
+		return ~0u;
+	if (s->st.phase == HS_PH_SKIP)
+		return at;
+	if (s->st.phase != HS_PH_MASK || (s->st.flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)))
+		return ~0u;
+	c = hs_col(s, at);
+	need = s->st.name_fill + 2u;
+	if (c < need)
+		at += need - c;
+	return at < s->pos ? at : ~0u;
 }
 
 /* The stream state to resume from with the buffer that follows. */
@@ -325,6 +354,20 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 		if (st->phase != HS_PH_BODY)
 			st->vstate = 0;
 		return;
+	case HS_PH_SKIP:
+		/* The rest of a kept line: columns mean nothing. */
+		st->col = 0;
+		st->name_col = 0;
+		return;
+	case HS_PH_MASK:
+		/* Past the filler name, a masked line is 'x' bytes to its end,
+		 * whatever the column. */
+		if (!(st->flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) && col >= st->name_fill + 2u) {
+			st->col = HS_COL_CLAMP;
+			st->name_col = 0;
+			return;
+		}
+		break;
 	default:
 		break;
 	}
@@ -1349,6 +1392,7 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		return 1;
 	}
 	s->pos = hs_off(pos + eol + i + 1);
+	s->run_at = s->pos; /* a new kept line's rest */
 	return 1;
 }
 
@@ -1402,6 +1446,10 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 
 	if (phase >= HS_PH_NOT_HTTP)
 		return HS_STEP_DONE;
+	if (phase != s->run_phase) {
+		s->run_phase = phase;
+		s->run_at = pos;
+	}
 	if (pos >= s->end || pos >= HS_MAX_BUF)
 		return hs_end_of_buffer(s, t, pos);
 	p = data + pos;

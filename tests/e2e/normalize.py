@@ -243,7 +243,7 @@ def rtx_same_masked(t):
     t.expect(head + line + b"X-C: 3\r\n\r\n")
 
 
-@case("rtx-old", 2, "a retransmission from 10 segments back (past the 8 checkpoints), with "
+@case("rtx-old", 2, "a retransmission from 20 segments back (past the 16 checkpoints), with "
       "new bytes: dropped, not rewritten", counters={"retransmit_unverified": 1})
 def rtx_old(t):
     c = t.conn()
@@ -252,7 +252,7 @@ def rtx_old(t):
     head = b"GET /rtx HTTP/1.1\r\nHost: " + t.host + b"\r\n"
     t.must_ack(c, c.send(head), "head")
     at = c.off_of(c.snd_nxt)
-    lines = [b"X-S%d: v%d\r\n" % (i, i) for i in range(1, 10)] + [b"X-S10: vvv"]
+    lines = [b"X-S%d: v%d\r\n" % (i, i) for i in range(1, 20)] + [b"X-S20: vvv"]
     for i, l in enumerate(lines):
         t.must_ack(c, c.send(l), "segment %d" % (i + 1))
     # TCP may resend everything since segment 1 in one segment, with the

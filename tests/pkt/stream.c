@@ -49,18 +49,8 @@ static __u32 ret_code(enum th_hook hook, int drop)
 	return drop ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;
 }
 
-/* One connection's sending side. */
-struct conn {
-	struct th *h;
-	enum th_hook hook;
-	struct pb_spec spec;
-	__u32 next; /* sequence number of the next byte */
-	const char *what;
-	int bad;
-};
-
-static void conn_init(struct conn *c, struct th *h, enum th_hook hook, __u16 sport,
-		      const char *what)
+void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 sport,
+		  const char *what)
 {
 	memset(c, 0, sizeof(*c));
 	c->h = h;
@@ -76,7 +66,8 @@ static void conn_init(struct conn *c, struct th *h, enum th_hook hook, __u16 spo
  * program passed it, 0 when it dropped it, -1 on a test failure; @out gets
  * the payload as it left.
  */
-static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload, size_t n, __u8 *out)
+int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n,
+	       __u8 *out)
 {
 	static __u8 pkt[PB_MAX_PKT], got[2 * PB_MAX_PKT];
 	struct pb_layout lay;
@@ -88,6 +79,8 @@ static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload, s
 	c->spec.seq = seq;
 	c->spec.tcp_flags = flags;
 	len = pb_build(&c->spec, payload, n, pkt, &lay);
+	if (len && c->mangle)
+		c->mangle(pkt, len, &lay);
 	rc = len ? th_run(c->h, c->hook, pkt, (__u32)len, got, sizeof(got), &glen, &ret) : -E2BIG;
 	if (rc) {
 		fprintf(stderr, "  [%s] %s: test_run failed: %s\n", th_hook_name[c->hook], c->what,
@@ -100,14 +93,17 @@ static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload, s
 		fprintf(stderr, "  [%s] %s: returned %u\n", th_hook_name[c->hook], c->what, ret);
 		return -1;
 	}
-	if (glen != len || pb_check_sums(got, glen, why, sizeof(why)) < 0) {
+	if (glen != len || (!c->no_sum_check && pb_check_sums(got, glen, why, sizeof(why)) < 0)) {
 		fprintf(stderr, "  [%s] %s: segment at seq %u: %s\n", th_hook_name[c->hook],
 			c->what, seq, glen != len ? "length changed" : why);
 		return -1;
 	}
-	/* Only the payload and the TCP checksum may change. */
+	/* Only the payload and the TCP checksum may change (and what the
+	 * normaliser clears: URG, the urgent pointer). */
 	for (i = 0; i < lay.payload_off; i++) {
-		if (got[i] != pkt[i] && i != lay.tcp_check_off && i != lay.tcp_check_off + 1) {
+		if (got[i] != pkt[i] && i != lay.tcp_check_off && i != lay.tcp_check_off + 1 &&
+		    !(c->urgent_ok && (i == lay.l4_off + 13 || i == lay.l4_off + 18 ||
+				       i == lay.l4_off + 19))) {
 			fprintf(stderr, "  [%s] %s: header byte %zu changed\n",
 				th_hook_name[c->hook], c->what, i);
 			return -1;
@@ -115,12 +111,14 @@ static int send_at(struct conn *c, __u32 seq, __u8 flags, const void *payload, s
 	}
 	if (out)
 		memcpy(out, got + lay.payload_off, n);
+	if (c->hdr_out)
+		memcpy(c->hdr_out, got, lay.payload_off);
 	return 1;
 }
 
-static int send_ctl(struct conn *c, __u8 flags)
+int st_send_ctl(struct st_conn *c, __u8 flags)
 {
-	int r = send_at(c, c->next, flags, "", 0, NULL);
+	int r = st_send_at(c, c->next, flags, "", 0, NULL);
 
 	if (flags & TCP_SYN)
 		c->next++;
@@ -159,7 +157,7 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 	struct expect e = { .out = ref_out, .touched = touched };
 	struct hs_counters before, after, want;
 	struct hs_flow_key k;
-	struct conn c;
+	struct st_conn c;
 	size_t i, start = 0, sent = 0, modified = 0;
 	int bad = 0, dropped = 0, r;
 
@@ -169,9 +167,9 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 	th_config(h, 0, conflict_pass ? HS_POLICY_PASS : HS_POLICY_DROP, &port80, 1);
 	th_forget_flows(h);
 	h->keep_flows = 1;
-	conn_init(&c, h, hook, 40000, what);
+	st_conn_init(&c, h, hook, 40000, what);
 	th_counters(h, &before);
-	if (send_ctl(&c, TCP_SYN) != 1)
+	if (st_send_ctl(&c, TCP_SYN) != 1)
 		bad++;
 	for (i = 0; i < n_ends && !bad; i++) {
 		size_t end = ends[i];
@@ -179,7 +177,7 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 				e.r.stop >= start && e.r.stop < end;
 		size_t k2;
 
-		r = send_at(&c, c.next, 0, data + start, end - start, got + start);
+		r = st_send_at(&c, c.next, 0, data + start, end - start, got + start);
 		sent++;
 		if (r < 0 || r != !want_drop) {
 			fprintf(stderr, "  [%s] %s: segment %zu [%zu, %zu) %s, expected %s\n",
@@ -208,7 +206,7 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 		c.next += (__u32)(end - start);
 		start = end;
 	}
-	if (send_ctl(&c, TCP_FIN_ACK) != 1)
+	if (st_send_ctl(&c, TCP_FIN_ACK) != 1)
 		bad++;
 	h->keep_flows = 0;
 	if (!bpf_map_get_next_key(h->flows_fd, NULL, &k)) {
@@ -301,12 +299,12 @@ static int corpus_done(struct th *h, struct corpus *k, int bad)
 static int single(struct th *h, enum th_hook hook, const __u8 *data, size_t len, __u8 *out,
 		  int *passed)
 {
-	struct conn c;
+	struct st_conn c;
 	int r;
 
 	h->keep_flows = 0;
-	conn_init(&c, h, hook, 40000, "single packet");
-	r = send_at(&c, c.next, 0, data, len, out);
+	st_conn_init(&c, h, hook, 40000, "single packet");
+	r = st_send_at(&c, c.next, 0, data, len, out);
 	*passed = r == 1;
 	return r < 0;
 }
@@ -576,7 +574,7 @@ int st_framing(struct th *h, struct st_stats *st)
 	return bad;
 }
 
-static int diff1(const char *what, const char *hook, const char *counter, __u64 got, __u64 want)
+int st_diff1(const char *what, const char *hook, const char *counter, __u64 got, __u64 want)
 {
 	if (got == want)
 		return 0;
@@ -591,7 +589,7 @@ static int diff1(const char *what, const char *hook, const char *counter, __u64 
 #define SEG2_M "x-hdrstrip: xxxxxx\r\nAccept: */*\r\n"
 #define SEG3_M "x-hdrstrip: xxxxxxx\r\n\r\n"
 
-static int check_out(struct conn *c, const __u8 *got, const char *want, const char *step)
+int st_check_out(struct st_conn *c, const __u8 *got, const char *want, const char *step)
 {
 	if (!memcmp(got, want, strlen(want)))
 		return 0;
@@ -607,7 +605,7 @@ static int tcp_hook(struct th *h, enum th_hook hook)
 	struct hs_counters b, a;
 	__u8 got[256], first[256];
 	struct hs_flow_key k;
-	struct conn c;
+	struct st_conn c;
 	__u32 s1, s2, s3;
 	int bad = 0;
 
@@ -616,78 +614,78 @@ static int tcp_hook(struct th *h, enum th_hook hook)
 	h->keep_flows = 1;
 
 	/* SYN creates the state; three segments in order. */
-	conn_init(&c, h, hook, 41000, "retransmissions");
+	st_conn_init(&c, h, hook, 41000, "retransmissions");
 	th_counters(h, &b);
-	bad += send_ctl(&c, TCP_SYN) != 1;
+	bad += st_send_ctl(&c, TCP_SYN) != 1;
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "flows_new after SYN", a.flows_new - b.flows_new, 1);
+	bad += st_diff1(c.what, hn, "flows_new after SYN", a.flows_new - b.flows_new, 1);
 	bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) != 0;
 	s1 = c.next;
 	s2 = s1 + sizeof(SEG1) - 1;
 	s3 = s2 + sizeof(SEG2) - 1;
-	bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
-	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, first) != 1;
-	bad += check_out(&c, first, SEG2_M, "second segment");
+	bad += st_send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
+	bad += st_send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, first) != 1;
+	bad += st_check_out(&c, first, SEG2_M, "second segment");
 	th_counters(h, &b);
-	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-	bad += check_out(&c, got, SEG3_M, "third segment");
+	bad += st_send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += st_check_out(&c, got, SEG3_M, "third segment");
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "headers_masked (third)", a.headers_masked - b.headers_masked, 1);
+	bad += st_diff1(c.what, hn, "headers_masked (third)", a.headers_masked - b.headers_masked, 1);
 
 	/* The last segment again: rescanned from its checkpoint, the same
    * bytes out. */
 	th_counters(h, &b);
-	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-	bad += check_out(&c, got, SEG3_M, "last segment retransmitted");
+	bad += st_send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += st_check_out(&c, got, SEG3_M, "last segment retransmitted");
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
-	bad += diff1(c.what, hn, "headers_masked (rescan)", a.headers_masked - b.headers_masked, 1);
+	bad += st_diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
+	bad += st_diff1(c.what, hn, "headers_masked (rescan)", a.headers_masked - b.headers_masked, 1);
 	/* An earlier one, within the four checkpoints. */
 	th_counters(h, &b);
-	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
+	bad += st_send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
 	bad += memcmp(got, first, sizeof(SEG2) - 1) != 0;
-	bad += check_out(&c, got, SEG2_M, "earlier segment retransmitted");
+	bad += st_check_out(&c, got, SEG2_M, "earlier segment retransmitted");
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
+	bad += st_diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
 	/* The stream goes on where it was: a new request after it. */
 	c.next = s3 + sizeof(SEG3) - 1;
-	bad += send_at(&c, c.next, 0, SEG1 SEG2 "\r\n", sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
-	bad += check_out(&c, got, SEG1 SEG2_M "\r\n", "next request after the retransmissions");
+	bad += st_send_at(&c, c.next, 0, SEG1 SEG2 "\r\n", sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
+	bad += st_check_out(&c, got, SEG1 SEG2_M "\r\n", "next request after the retransmissions");
 	c.next += sizeof(SEG1 SEG2 "\r\n") - 1;
 	/* FIN ends the state. */
 	th_counters(h, &b);
-	bad += send_ctl(&c, TCP_FIN_ACK) != 1;
+	bad += st_send_ctl(&c, TCP_FIN_ACK) != 1;
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "flows_closed after FIN", a.flows_closed - b.flows_closed, 1);
+	bad += st_diff1(c.what, hn, "flows_closed after FIN", a.flows_closed - b.flows_closed, 1);
 	bad += bpf_map_get_next_key(h->flows_fd, NULL, &k) == 0;
 
 	/* Out of order inside a header block: dropped (on_error drop), then
    * the gap is filled and the segment comes again, in order. */
-	conn_init(&c, h, hook, 41001, "out of order in a header block");
-	bad += send_ctl(&c, TCP_SYN) != 1;
+	st_conn_init(&c, h, hook, 41001, "out of order in a header block");
+	bad += st_send_ctl(&c, TCP_SYN) != 1;
 	s1 = c.next;
 	s2 = s1 + sizeof(SEG1) - 1;
 	s3 = s2 + sizeof(SEG2) - 1;
-	bad += send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
+	bad += st_send_at(&c, s1, 0, SEG1, sizeof(SEG1) - 1, got) != 1;
 	th_counters(h, &b);
-	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 0;
+	bad += st_send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 0;
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 1);
-	bad += diff1(c.what, hn, "packets_dropped", a.packets_dropped - b.packets_dropped, 1);
-	bad += send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
-	bad += check_out(&c, got, SEG2_M, "the gap filled");
-	bad += send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
-	bad += check_out(&c, got, SEG3_M, "the dropped segment again, in order");
+	bad += st_diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 1);
+	bad += st_diff1(c.what, hn, "packets_dropped", a.packets_dropped - b.packets_dropped, 1);
+	bad += st_send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
+	bad += st_check_out(&c, got, SEG2_M, "the gap filled");
+	bad += st_send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
+	bad += st_check_out(&c, got, SEG3_M, "the dropped segment again, in order");
 	/* RST ends the state too. */
 	c.next = s3 + sizeof(SEG3) - 1;
 	th_counters(h, &b);
-	bad += send_ctl(&c, TCP_RST) != 1;
+	bad += st_send_ctl(&c, TCP_RST) != 1;
 	th_counters(h, &a);
-	bad += diff1(c.what, hn, "flows_closed after RST", a.flows_closed - b.flows_closed, 1);
+	bad += st_diff1(c.what, hn, "flows_closed after RST", a.flows_closed - b.flows_closed, 1);
 
 	/* Out of order inside a body of known length: passed untouched. */
-	conn_init(&c, h, hook, 41002, "out of order inside a body");
-	bad += send_ctl(&c, TCP_SYN) != 1;
+	st_conn_init(&c, h, hook, 41002, "out of order inside a body");
+	bad += st_send_ctl(&c, TCP_SYN) != 1;
 	s1 = c.next;
 	{
 		static const char head[] =
@@ -696,23 +694,23 @@ static int tcp_hook(struct th *h, enum th_hook hook)
 
 		s2 = s1 + sizeof(head) - 1;
 		s3 = s2 + sizeof(mid) - 1;
-		bad += send_at(&c, s1, 0, head, sizeof(head) - 1, got) != 1;
+		bad += st_send_at(&c, s1, 0, head, sizeof(head) - 1, got) != 1;
 		th_counters(h, &b);
-		bad += send_at(&c, s3, 0, tail, sizeof(tail) - 1, got) != 1;
-		bad += check_out(&c, got, tail, "body bytes ahead of a gap");
+		bad += st_send_at(&c, s3, 0, tail, sizeof(tail) - 1, got) != 1;
+		bad += st_check_out(&c, got, tail, "body bytes ahead of a gap");
 		th_counters(h, &a);
-		bad += diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 0);
+		bad += st_diff1(c.what, hn, "out_of_order", a.out_of_order - b.out_of_order, 0);
 		/* The gap: body bytes that look like a field, untouched. */
-		bad += send_at(&c, s2, 0, mid, sizeof(mid) - 1, got) != 1;
-		bad += check_out(&c, got, mid, "the gap filled with body bytes");
+		bad += st_send_at(&c, s2, 0, mid, sizeof(mid) - 1, got) != 1;
+		bad += st_check_out(&c, got, mid, "the gap filled with body bytes");
 		/* The next request follows the body whose end was passed ahead of
      * the gap: the flow knows the bytes between are body. */
 		th_counters(h, &b);
-		bad += send_at(&c, s3 + sizeof(tail) - 1, 0, SEG1 SEG2 "\r\n",
+		bad += st_send_at(&c, s3 + sizeof(tail) - 1, 0, SEG1 SEG2 "\r\n",
 			       sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
-		bad += check_out(&c, got, SEG1 SEG2_M "\r\n", "the request after that body");
+		bad += st_check_out(&c, got, SEG1 SEG2_M "\r\n", "the request after that body");
 		th_counters(h, &a);
-		bad += diff1(c.what, hn, "out_of_order (next request)",
+		bad += st_diff1(c.what, hn, "out_of_order (next request)",
 			     a.out_of_order - b.out_of_order, 0);
 	}
 	h->keep_flows = 0;
@@ -826,7 +824,7 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 	struct hs_counters b, a;
 	struct hs_flow_key k;
 	struct th h;
-	struct conn c, flood;
+	struct st_conn c, flood;
 	__u8 got[256];
 	unsigned int i, n;
 	int bad = 0, hook;
@@ -842,20 +840,20 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 		const char *hn = th_hook_name[hook];
 
 		th_forget_flows(&h);
-		conn_init(&c, &h, (enum th_hook)hook, 42000, "evicted connection");
-		bad += send_ctl(&c, TCP_SYN) != 1;
-		bad += send_at(&c, c.next, 0, head, sizeof(head) - 1, got) != 1;
+		st_conn_init(&c, &h, (enum th_hook)hook, 42000, "evicted connection");
+		bad += st_send_ctl(&c, TCP_SYN) != 1;
+		bad += st_send_at(&c, c.next, 0, head, sizeof(head) - 1, got) != 1;
 		c.next += sizeof(head) - 1;
 		th_counters(&h, &b);
 		/* Each flood connection sends a request too: the LRU keeps
      * entries that were looked up over ones only inserted. */
 		for (i = 0; i < 8 * max_flows; i++) {
-			conn_init(&flood, &h, (enum th_hook)hook, (__u16)(43000 + i), "flood");
-			bad += send_ctl(&flood, TCP_SYN) != 1;
-			bad += send_at(&flood, flood.next, 0, head, sizeof(head) - 1, got) != 1;
+			st_conn_init(&flood, &h, (enum th_hook)hook, (__u16)(43000 + i), "flood");
+			bad += st_send_ctl(&flood, TCP_SYN) != 1;
+			bad += st_send_at(&flood, flood.next, 0, head, sizeof(head) - 1, got) != 1;
 		}
 		th_counters(&h, &a);
-		bad += diff1(c.what, hn, "flows_new (flood)", a.flows_new - b.flows_new,
+		bad += st_diff1(c.what, hn, "flows_new (flood)", a.flows_new - b.flows_new,
 			     8 * max_flows);
 		for (n = 0; !bpf_map_get_next_key(h.flows_fd, n ? &k : NULL, &k); n++) {
 			if (k.sport == htons(42000)) {
@@ -869,12 +867,12 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 			bad++;
 		}
 		th_counters(&h, &b);
-		bad += send_at(&c, c.next, 0, cont, sizeof(cont) - 1, got) != 1;
-		bad += check_out(&c, got, cont_m, "continuation after eviction");
+		bad += st_send_at(&c, c.next, 0, cont, sizeof(cont) - 1, got) != 1;
+		bad += st_check_out(&c, got, cont_m, "continuation after eviction");
 		th_counters(&h, &a);
-		bad += diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
-		bad += diff1(c.what, hn, "non_http", a.non_http - b.non_http, 0);
-		bad += diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 2);
+		bad += st_diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
+		bad += st_diff1(c.what, hn, "non_http", a.non_http - b.non_http, 0);
+		bad += st_diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 2);
 	}
 	th_close(&h);
 	return bad;

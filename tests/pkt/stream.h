@@ -7,6 +7,36 @@
 
 #include "pkttest.h"
 
+/* One connection's sending side, for tests that play segments by hand. */
+struct st_conn {
+	struct th *h;
+	enum th_hook hook;
+	struct pb_spec spec;
+	__u32 next; /* sequence number of the next byte */
+	const char *what;
+	int bad;
+	/* Changes to a built packet before it is sent (its checksums are
+	 * then the function's business), NULL for none. */
+	void (*mangle)(__u8 *pkt, size_t len, const struct pb_layout *lay);
+	int no_sum_check; /* a passed packet's checksums are not checked */
+	int urgent_ok; /* URG and the urgent pointer may come out changed */
+	__u8 *hdr_out; /* NULL, or where the headers of a passed packet go */
+};
+
+void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 sport,
+		  const char *what);
+/* Send @n bytes at sequence number @seq with TCP @flags (0: PSH ACK).
+ * Returns 1 when the program passed it, 0 when it dropped it, -1 on a test
+ * failure; @out (NULL, or @n bytes) gets the payload as it left. */
+int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n,
+	       __u8 *out);
+/* A segment without payload at c->next (a SYN moves c->next on). */
+int st_send_ctl(struct st_conn *c, __u8 flags);
+/* 0 when counter @counter moved by @want; else a message and 1. */
+int st_diff1(const char *what, const char *hook, const char *counter, __u64 got, __u64 want);
+/* 0 when @got starts with @want; else a message and 1. */
+int st_check_out(struct st_conn *c, const __u8 *got, const char *want, const char *step);
+
 struct st_stats {
 	unsigned long runs; /* test_run calls */
 	unsigned long streams; /* connections played */
@@ -31,5 +61,8 @@ int st_tcp(struct th *h);
 int st_split_names(struct th *h, struct st_stats *st);
 /* LRU eviction: the object reopened with a small flow table. */
 int st_eviction(const char *obj_path, unsigned int max_flows);
+/* The normaliser (normalize.c): checksums, urgent data, overlapping
+ * copies, control segments, SYN data, the filler name. */
+int st_normalize(struct th *h);
 
 #endif /* HDRSTRIP_TEST_PKT_STREAM_H */

@@ -339,6 +339,12 @@ static void test_stream_tcp(void **state)
 	assert_int_equal(st_tcp(&pt.obj14), 0);
 }
 
+static void test_normalize(void **state)
+{
+	(void)state;
+	assert_int_equal(st_normalize(&pt.obj14), 0);
+}
+
 static void test_stream_split_names(void **state)
 {
 	struct st_stats st;
@@ -393,6 +399,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_stream_framing),
 		cmocka_unit_test(test_stream_tcp),
+		cmocka_unit_test(test_normalize),
 		cmocka_unit_test(test_stream_split_names),
 		cmocka_unit_test(test_stream_eviction),
 		cmocka_unit_test(test_stream_pipelined),
