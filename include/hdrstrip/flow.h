@@ -183,62 +183,109 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
 }
 
 /*
- * The state at sequence number @p: the nearest boundary at or before it, if
- * @p is that boundary or lies inside (or right at the end of) a body of
- * known length that starts there. Returns 1 with *@st, or 0 when it is not
- * known.
+ * The searches over the checkpoints below choose without branches: the
+ * verifier would walk each combination of a branch per checkpoint. These
+ * give 0 or 1 for u32 values, and a mask no compiler turns into a branch.
  */
+HS_INLINE __u64 hs_lt(__u32 a, __u32 b)
+{
+	return ((__u64)a - (__u64)b) >> 63;
+}
+
+HS_INLINE __u64 hs_nonneg(__u32 d) /* (s32)d >= 0 */
+{
+	return ((d >> 31) & 1) ^ 1;
+}
+
+HS_INLINE __u64 hs_nonzero(__u32 d)
+{
+	return ((__u64)d + 0xffffffffULL) >> 32;
+}
+
+HS_INLINE __u64 hs_mask(__u64 c)
+{
+	__u64 m = -c;
+
+#ifdef __bpf__
+	asm volatile("" : "+r"(m));
+#endif
+	return m;
+}
+
+/* Checkpoint @k (< HS_FLOW_CKPTS), an index the verifier sees bounded. */
+HS_INLINE __u32 hs_ck_index(__u32 k)
+{
+	k &= HS_FLOW_CKPTS - 1;
+#ifdef __bpf__
+	asm volatile("" : "+r"(k));
+	k &= HS_FLOW_CKPTS - 1;
+#endif
+	return k;
+}
+
 /* The checkpoint after the one at @q (HS_FLOW_CKPTS: next_seq, the end of
  * the last segment). A function of its own in BPF, like hs_flow_known(). */
 HS_SUBPROG int hs_flow_after(const struct hs_flow *f, __u32 q)
 {
-	__u32 next, d;
-	int i, n = HS_FLOW_CKPTS;
+	__u64 next, d, m;
+	__u32 i, n = HS_FLOW_CKPTS;
 
 	if (!f)
 		return HS_FLOW_CKPTS;
-	next = f->next_seq - q;
+	next = (__u32)(f->next_seq - q);
 	for (i = 0; i < HS_FLOW_CKPTS; i++) {
-		d = f->ck[i].seq - q;
-		if (f->ck[i].used && (__s32)d > 0 && d < next) {
-			next = d;
-			n = i;
-		}
+		d = (__u32)(f->ck[i].seq - q);
+		m = hs_mask(f->ck[i].used & hs_nonneg((__u32)d) & hs_nonzero((__u32)d) &
+			    hs_lt((__u32)d, (__u32)next));
+		next = (next & ~m) | (d & m);
+		n = (n & ~(__u32)m) | (i & (__u32)m);
 	}
-	return n;
+	return (int)n;
 }
 
+/*
+ * The state at sequence number @p: the nearest boundary at or before it, if
+ * @p is that boundary, lies inside (or right at the end of) a body of known
+ * length that starts there, or lies in the steady end of the segment that
+ * starts there. Returns 1 with *@st, or 0 when it is not known.
+ */
 HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream *st)
 {
-	__u32 best, d, next, q;
-	int found, i, k = HS_FLOW_CKPTS, n;
+	__u64 best, d, m, found;
+	__u32 i, k = HS_FLOW_CKPTS, n, next, q;
 
 	if (!f || !st)
 		return 0;
-	best = p - f->next_seq;
-	found = (__s32)best >= 0;
+	d = (__u32)(p - f->next_seq);
+	found = hs_nonneg((__u32)d);
+	best = d | (~hs_mask(found) & 0xffffffffULL);
 	for (i = 0; i < HS_FLOW_CKPTS; i++) {
-		d = p - f->ck[i].seq;
-		if (f->ck[i].used && (__s32)d >= 0 && (!found || d < best)) {
-			best = d;
-			k = i;
-			found = 1;
-		}
+		d = (__u32)(p - f->ck[i].seq);
+		m = hs_mask(f->ck[i].used & hs_nonneg((__u32)d) & hs_lt((__u32)d, (__u32)best));
+		best = (best & ~m) | (d & m);
+		k = (k & ~(__u32)m) | (i & (__u32)m);
+		found |= m & 1;
 	}
 	if (!found)
 		return 0;
-	if (best && k < HS_FLOW_CKPTS && f->ck[k & (HS_FLOW_CKPTS - 1)].steady <= best) {
+	if (best && k < HS_FLOW_CKPTS && f->ck[hs_ck_index(k)].steady <= best) {
 		/* In the steady end of that checkpoint's segment: the state
 		 * is the one at the boundary after it (its end). */
-		q = f->ck[k & (HS_FLOW_CKPTS - 1)].seq;
-		n = hs_flow_after(f, q);
-		next = (n < HS_FLOW_CKPTS ? f->ck[n & (HS_FLOW_CKPTS - 1)].seq : f->next_seq) - q;
+		q = f->ck[hs_ck_index(k)].seq;
+		n = (__u32)hs_flow_after(f, q);
+		next = (n < HS_FLOW_CKPTS ? f->ck[hs_ck_index(n)].seq : f->next_seq) - q;
 		if (next <= best)
 			return 0;
-		*st = n < HS_FLOW_CKPTS ? f->ck[n & (HS_FLOW_CKPTS - 1)].st : f->cur;
+		if (n < HS_FLOW_CKPTS)
+			*st = f->ck[hs_ck_index(n)].st;
+		else
+			*st = f->cur;
 		return 1;
 	}
-	*st = k < HS_FLOW_CKPTS ? f->ck[k & (HS_FLOW_CKPTS - 1)].st : f->cur;
+	if (k < HS_FLOW_CKPTS)
+		*st = f->ck[hs_ck_index(k)].st;
+	else
+		*st = f->cur;
 	if (best && (st->phase != HS_PH_BODY || best > st->num))
 		return 0;
 	st->num -= best;
@@ -250,20 +297,21 @@ HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream 
 /* The first boundary after @pos, or @e if none comes before it. */
 HS_SUBPROG __u32 hs_flow_next_cut(const struct hs_flow *f, __u32 pos, __u32 e)
 {
-	__u32 best = e - pos, d;
+	__u64 best = (__u32)(e - pos), d, m;
 	int i;
 
 	if (!f)
 		return e;
-	d = f->next_seq - pos;
-	if ((__s32)d > 0 && d < best)
-		best = d;
+	d = (__u32)(f->next_seq - pos);
+	m = hs_mask(hs_nonneg((__u32)d) & hs_nonzero((__u32)d) & hs_lt((__u32)d, (__u32)best));
+	best = (best & ~m) | (d & m);
 	for (i = 0; i < HS_FLOW_CKPTS; i++) {
-		d = f->ck[i].seq - pos;
-		if (f->ck[i].used && (__s32)d > 0 && d < best)
-			best = d;
+		d = (__u32)(f->ck[i].seq - pos);
+		m = hs_mask(f->ck[i].used & hs_nonneg((__u32)d) & hs_nonzero((__u32)d) &
+			    hs_lt((__u32)d, (__u32)best));
+		best = (best & ~m) | (d & m);
 	}
-	return pos + best;
+	return pos + (__u32)best;
 }
 
 /* Remember the state at next_seq before the flow moves past it to @e,
