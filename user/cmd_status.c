@@ -536,9 +536,8 @@ static const struct {
 	  "RSTs not at the next expected byte: the stack keeps the connection, and so does "
 	  "hdrstrip." },
 	{ "syn_in_flow", "SYNs inside a tracked connection: its state kept." },
-	{ "oversize",
-	  "Payloads longer than the scan window and not all body (the on-error policy "
-	  "applied)." },
+	{ "oversize", "Payloads longer than the scan window and not all body (the on-error policy "
+		      "applied)." },
 	{ "malformed",
 	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows (the "
 	  "on-error policy applied)." },

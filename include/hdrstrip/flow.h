@@ -325,7 +325,8 @@ HS_INLINE void hs_flow_push(struct hs_flow *f, const struct hs_segwork *w, __u32
 
 	if (last->used && last->st.phase == HS_PH_BODY && f->cur.phase == HS_PH_BODY &&
 	    (__s32)d > 0 && d < last->st.num && f->cur.num == last->st.num - d &&
-	    f->cur.cl == last->st.cl && f->cur.req == last->st.req && f->cur.conn == last->st.conn) {
+	    f->cur.cl == last->st.cl && f->cur.req == last->st.req &&
+	    f->cur.conn == last->st.conn) {
 		/* The last checkpoint's segment now reaches further: its
 		 * body says it all, a steady end would say too little. */
 		last->steady = HS_CK_NO_STEADY;

@@ -1027,9 +1027,10 @@ HS_INLINE void hs_step_mask_byte(struct hs_scan *s, const struct hs_trie *t, __u
 		return;
 	}
 	s->st.flags &= ~HS_SF_KEEP_WS;
-	hs_rewrite_byte(
-		s, p, pos,
-		(s->st.flags & HS_SF_FILL_X) ? 'x' : hs_fill_byte(t, hs_col(s, pos), s->st.name_fill));
+	hs_rewrite_byte(s, p, pos,
+			(s->st.flags & HS_SF_FILL_X)
+				? 'x'
+				: hs_fill_byte(t, hs_col(s, pos), s->st.name_fill));
 	s->pos = hs_off(pos + 1);
 }
 

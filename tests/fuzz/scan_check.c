@@ -502,7 +502,8 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 			for (c = ns; c < lines[k].end && in->stream[c] != ':'; c++)
 				;
 		if (!lib_field(in->stream, &lines[k], &ns, &ne) || c != hit->off) {
-			failf(e, "%s run: match at %zu is not at the colon (or line end) of a field line",
+			failf(e,
+			      "%s run: match at %zu is not at the colon (or line end) of a field line",
 			      rn, (size_t)hit->off);
 			break;
 		}
@@ -827,7 +828,6 @@ static int untracked_scan(const struct sc_input *in)
 
 	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
 }
-
 
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {

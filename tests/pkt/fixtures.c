@@ -52,14 +52,13 @@ const char pt_fixture_list[] = "# the fixtures' list: a rule's index is its hit 
  * request's framing is ambiguous, refused at the block's end (--on-error
  * drop), the masking done. */
 #define AMBIGUOUS_END(seen_, matched_, masked_)                                                    \
-	.verdict = PV_DROP,                                                                        \
-	.delta = { .inspected = 1,                                                                 \
-		   .http_requests = 1,                                                             \
-		   .headers_seen = (seen_),                                                        \
-		   .headers_matched = (matched_),                                                  \
-		   .headers_masked = (masked_),                                                    \
-		   .framing_conflict = 1,                                                          \
-		   .packets_dropped = 1 }
+	.verdict = PV_DROP, .delta = { .inspected = 1,                                             \
+				       .http_requests = 1,                                         \
+				       .headers_seen = (seen_),                                    \
+				       .headers_matched = (matched_),                              \
+				       .headers_masked = (masked_),                                \
+				       .framing_conflict = 1,                                      \
+				       .packets_dropped = 1 }
 
 const struct pt_case pt_http_cases[] = {
 	{ "no internal header: output byte-identical",
@@ -208,23 +207,30 @@ const struct pt_case pt_http_cases[] = {
 	  IN("GET\r/ HTTP/1.1\r\n" AUTH_A "\r\n"), OUT("GET\r/ HTTP/1.1\r\n" AUTH_A_M "\r\n"),
 	  LINE_BY_LINE(2, 1, 1), .hits = { [R_AUTH] = 1 } },
 	{ "0x85 in the target (nginx takes it): scanned line by line",
-	  IN("GET /a\x85" "b HTTP/1.1\r\n" AUTH_A "\r\n"),
-	  OUT("GET /a\x85" "b HTTP/1.1\r\n" AUTH_A_M "\r\n"), LINE_BY_LINE(1, 1, 1),
-	  .hits = { [R_AUTH] = 1 } },
+	  IN("GET /a\x85"
+	     "b HTTP/1.1\r\n" AUTH_A "\r\n"),
+	  OUT("GET /a\x85"
+	      "b HTTP/1.1\r\n" AUTH_A_M "\r\n"),
+	  LINE_BY_LINE(1, 1, 1), .hits = { [R_AUTH] = 1 } },
 	{ "TLS record on port 80: another protocol, passed",
 	  IN("\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\x00"),
 	  .delta = { .inspected = 1, .non_http = 1 } },
 	{ "HTTP/2 preface on port 80: a request line, then line by line",
 	  IN("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" AUTH_A "\r\n"),
 	  OUT("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" AUTH_A_M "\r\n"),
-	  .delta = { .inspected = 1, .http_requests = 1, .desync = 1, .headers_seen = 2,
-		     .headers_matched = 1, .headers_masked = 1, .packets_modified = 1 },
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .desync = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
+		     .headers_masked = 1,
+		     .packets_modified = 1 },
 	  .hits = { [R_AUTH] = 1 } },
 	{ "SSH banner on port 80: scanned line by line", IN("SSH-2.0-OpenSSH_9.6\r\n"),
 	  LINE_BY_LINE(0, 0, 0) },
-	{ "a response on port 80: scanned line by line",
-	  IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), OUT("HTTP/1.1 200 OK\r\n" AUTH_A_M "\r\n"),
-	  LINE_BY_LINE(1, 1, 1), .hits = { [R_AUTH] = 1 } },
+	{ "a response on port 80: scanned line by line", IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"),
+	  OUT("HTTP/1.1 200 OK\r\n" AUTH_A_M "\r\n"), LINE_BY_LINE(1, 1, 1),
+	  .hits = { [R_AUTH] = 1 } },
 	{ "a response from port 80: port not inspected", .spec = { .sport = 80, .dport = 40000 },
 	  IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"), .delta = { 0 } },
 	{ "a request to port 8080: port not inspected", .spec = { .dport = 8080 },

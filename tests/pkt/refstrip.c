@@ -310,10 +310,7 @@ static __u8 fill_byte(const struct ref_list *l, size_t col, size_t name_len)
 {
 	size_t fill = name_len < 10 ? name_len : 10;
 
-	return col < fill	 ? (__u8)l->fill[col]
-	       : col == fill	 ? ':'
-	       : col == fill + 1 ? ' '
-				 : 'x';
+	return col < fill ? (__u8)l->fill[col] : col == fill ? ':' : col == fill + 1 ? ' ' : 'x';
 }
 
 enum mode {

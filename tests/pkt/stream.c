@@ -49,8 +49,7 @@ static __u32 ret_code(enum th_hook hook, int drop)
 	return drop ? TC_ACT_SHOT : (__u32)TC_ACT_UNSPEC;
 }
 
-void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 sport,
-		  const char *what)
+void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 sport, const char *what)
 {
 	memset(c, 0, sizeof(*c));
 	c->h = h;
@@ -66,8 +65,7 @@ void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 spor
  * program passed it, 0 when it dropped it, -1 on a test failure; @out gets
  * the payload as it left.
  */
-int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n,
-	       __u8 *out)
+int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n, __u8 *out)
 {
 	static __u8 pkt[PB_MAX_PKT], got[2 * PB_MAX_PKT];
 	struct pb_layout lay;
@@ -102,8 +100,8 @@ int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, si
 	 * normaliser clears: URG, the urgent pointer). */
 	for (i = 0; i < lay.payload_off; i++) {
 		if (got[i] != pkt[i] && i != lay.tcp_check_off && i != lay.tcp_check_off + 1 &&
-		    !(c->urgent_ok && (i == lay.l4_off + 13 || i == lay.l4_off + 18 ||
-				       i == lay.l4_off + 19))) {
+		    !(c->urgent_ok &&
+		      (i == lay.l4_off + 13 || i == lay.l4_off + 18 || i == lay.l4_off + 19))) {
 			fprintf(stderr, "  [%s] %s: header byte %zu changed\n",
 				th_hook_name[c->hook], c->what, i);
 			return -1;
@@ -630,7 +628,8 @@ static int tcp_hook(struct th *h, enum th_hook hook)
 	bad += st_send_at(&c, s3, 0, SEG3, sizeof(SEG3) - 1, got) != 1;
 	bad += st_check_out(&c, got, SEG3_M, "third segment");
 	th_counters(h, &a);
-	bad += st_diff1(c.what, hn, "headers_masked (third)", a.headers_masked - b.headers_masked, 1);
+	bad += st_diff1(c.what, hn, "headers_masked (third)", a.headers_masked - b.headers_masked,
+			1);
 
 	/* The last segment again: rescanned from its checkpoint, the same
    * bytes out. */
@@ -639,7 +638,8 @@ static int tcp_hook(struct th *h, enum th_hook hook)
 	bad += st_check_out(&c, got, SEG3_M, "last segment retransmitted");
 	th_counters(h, &a);
 	bad += st_diff1(c.what, hn, "retransmits", a.retransmits - b.retransmits, 1);
-	bad += st_diff1(c.what, hn, "headers_masked (rescan)", a.headers_masked - b.headers_masked, 1);
+	bad += st_diff1(c.what, hn, "headers_masked (rescan)", a.headers_masked - b.headers_masked,
+			1);
 	/* An earlier one, within the four checkpoints. */
 	th_counters(h, &b);
 	bad += st_send_at(&c, s2, 0, SEG2, sizeof(SEG2) - 1, got) != 1;
@@ -707,11 +707,11 @@ static int tcp_hook(struct th *h, enum th_hook hook)
      * the gap: the flow knows the bytes between are body. */
 		th_counters(h, &b);
 		bad += st_send_at(&c, s3 + sizeof(tail) - 1, 0, SEG1 SEG2 "\r\n",
-			       sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
+				  sizeof(SEG1 SEG2 "\r\n") - 1, got) != 1;
 		bad += st_check_out(&c, got, SEG1 SEG2_M "\r\n", "the request after that body");
 		th_counters(h, &a);
 		bad += st_diff1(c.what, hn, "out_of_order (next request)",
-			     a.out_of_order - b.out_of_order, 0);
+				a.out_of_order - b.out_of_order, 0);
 	}
 	h->keep_flows = 0;
 	th_forget_flows(h);
@@ -854,7 +854,7 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 		}
 		th_counters(&h, &a);
 		bad += st_diff1(c.what, hn, "flows_new (flood)", a.flows_new - b.flows_new,
-			     8 * max_flows);
+				8 * max_flows);
 		for (n = 0; !bpf_map_get_next_key(h.flows_fd, n ? &k : NULL, &k); n++) {
 			if (k.sport == htons(42000)) {
 				fprintf(stderr, "  [%s] the first connection was not evicted\n",
@@ -872,7 +872,8 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 		th_counters(&h, &a);
 		bad += st_diff1(c.what, hn, "untracked", a.untracked - b.untracked, 1);
 		bad += st_diff1(c.what, hn, "non_http", a.non_http - b.non_http, 0);
-		bad += st_diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked, 2);
+		bad += st_diff1(c.what, hn, "headers_masked", a.headers_masked - b.headers_masked,
+				2);
 	}
 	th_close(&h);
 	return bad;

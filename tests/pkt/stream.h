@@ -28,8 +28,7 @@ void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 spor
 /* Send @n bytes at sequence number @seq with TCP @flags (0: PSH ACK).
  * Returns 1 when the program passed it, 0 when it dropped it, -1 on a test
  * failure; @out (NULL, or @n bytes) gets the payload as it left. */
-int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n,
-	       __u8 *out);
+int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n, __u8 *out);
 /* A segment without payload at c->next (a SYN moves c->next on). */
 int st_send_ctl(struct st_conn *c, __u8 flags);
 /* 0 when counter @counter moved by @want; else a message and 1. */

@@ -255,6 +255,7 @@ static int run(struct bpf_object *obj, int prog_fd, const char *payload, int syn
 				       .repeat = 1 };
 	char why[200];
 
+	*payload_off = lay.payload_off;
 	forget_flows(map_fd(obj, HS_MAP_FLOWS));
 	if (syn) {
 		static __u8 synpkt[PB_MAX_PKT];
@@ -271,7 +272,6 @@ static int run(struct bpf_object *obj, int prog_fd, const char *payload, int syn
 			return -100;
 		}
 	}
-	*payload_off = lay.payload_off;
 	if (bpf_prog_test_run_opts(prog_fd, &o)) {
 		check(0, "%s: test run: %s", what, strerror(errno));
 		return -100;
@@ -323,7 +323,8 @@ static void run_policies(const char *label, const char *hook, int tc, struct bpf
 			check(v == (oe == HS_POLICY_DROP ? drop : pass),
 			      "%s: ambiguous framing: verdict %d", what, v);
 			/* No connection state: the untracked policy. */
-			v = run(obj, prog_fd, "\x16\x03\x01 no request here\r\n", 0, out, &off, what);
+			v = run(obj, prog_fd, "\x16\x03\x01 no request here\r\n", 0, out, &off,
+				what);
 			check(v == (ut == HS_POLICY_DROP ? drop : pass),
 			      "%s: not a request: verdict %d", what, v);
 		}
