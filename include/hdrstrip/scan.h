@@ -738,6 +738,32 @@ HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
 	return HS_PH_SKIP;
 }
 
+/*
+ * The name that ended at @pos matched list rule @v - 1: drop, or mask the
+ * line from its start, or (HS_OPT_REMOVE) report the whole line from its
+ * first byte, scanning on from @next.
+ */
+HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos,
+			 __u32 next)
+{
+	s->rule = v;
+	s->matched++;
+	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
+		s->st.phase = HS_PH_DROPPED;
+		return HS_STEP_MATCH;
+	}
+	s->masked++;
+	if (s->opts & HS_OPT_REMOVE) {
+		/* The whole line goes, from its first byte: no rewriting. */
+		s->st.phase = HS_PH_MASK;
+		s->rm_start = s->line_start;
+		s->pos = hs_off(next);
+		return HS_STEP_MATCH;
+	}
+	hs_start_mask(s, pos);
+	return HS_STEP_MATCH;
+}
+
 /* The name ended at a colon at @pos: look the verdict up and act on it. */
 HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
@@ -759,22 +785,7 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	}
-	s->rule = v;
-	s->matched++;
-	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
-		s->st.phase = HS_PH_DROPPED;
-		return HS_STEP_MATCH;
-	}
-	s->masked++;
-	if (s->opts & HS_OPT_REMOVE) {
-		/* The whole line goes, from its first byte: no rewriting. */
-		s->st.phase = HS_PH_MASK;
-		s->rm_start = s->line_start;
-		s->pos = hs_off(pos + 1);
-		return HS_STEP_MATCH;
-	}
-	hs_start_mask(s, pos);
-	return HS_STEP_MATCH;
+	return hs_matched(s, t, v, pos, pos + 1);
 }
 
 /*
@@ -796,22 +807,8 @@ HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b,
 		hs_end_line(s, b, pos);
 		return HS_STEP_MORE;
 	}
-	s->rule = v;
-	s->matched++;
-	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
-		s->st.phase = HS_PH_DROPPED;
-		return HS_STEP_MATCH;
-	}
-	s->masked++;
-	if (s->opts & HS_OPT_REMOVE) {
-		/* The whole line goes, its line end (at @pos) with it. */
-		s->st.phase = HS_PH_MASK;
-		s->rm_start = s->line_start;
-		s->pos = hs_off(pos);
-		return HS_STEP_MATCH;
-	}
-	hs_start_mask(s, pos);
-	return HS_STEP_MATCH;
+	/* Removed, the line goes with its line end (at @pos). */
+	return hs_matched(s, t, v, pos, pos);
 }
 
 /* Request line, one byte (@p, @data_end: where it is, for a word). */

@@ -576,3 +576,19 @@ drop_once_stat() {
 		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["formatted"]["value"][sys.argv[1]])' "$1" ||
 		fail "cannot read drop_once's conf map"
 }
+
+# flows_map NS DEV: the id of the flow table of the program hdrstrip
+# attached to DEV (tests that empty it: the kernel's LRU is not strict).
+flows_map() { # NS DEV
+	local prog
+	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
+print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
+	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
+		return 1
+	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'
+import json, sys
+ids = set(json.load(open(sys.argv[1]))["map_ids"])
+flows = [m["id"] for m in json.load(open(sys.argv[2])) if m["id"] in ids and m.get("name") == "flows"]
+print(flows[0]) if flows else sys.exit(1)
+EOF
+}

@@ -27,21 +27,6 @@ ORIGINS=(--origin "node:$PORT_NODE:$WORK/node.log" --origin "nginx:$PORT_NGINX:$
 	--origin "python:$PORT_PYTHON:$WORK/python.log")
 bypass() { in_c "$PYTHON" "$E2E_DIR/bypass.py" "$@"; }
 cval() { printf '%s\n' "$1" | counter "$2"; }
-# The id of the flow table of the program hdrstrip attached to DEV (the
-# evict cases empty it after their flood: the kernel's LRU is not strict).
-flows_map() { # NS DEV
-	local prog
-	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
-print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
-	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
-		return 1
-	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'
-import json, sys
-ids = set(json.load(open(sys.argv[1]))["map_ids"])
-flows = [m["id"] for m in json.load(open(sys.argv[2])) if m["id"] in ids and m.get("name") == "flows"]
-print(flows[0]) if flows else sys.exit(1)
-EOF
-}
 
 step "open: every case to every origin, without hdrstrip" \
 	bypass run "$S4" --list "$LIST" "${ORIGINS[@]}" --phase open --out "$WORK/open.json"

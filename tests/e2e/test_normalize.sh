@@ -64,20 +64,6 @@ run_group() {
 		--out "$RESULTS" --stats-ns "$NS" --stats-dev "$DEV" --hdrstrip "$HDRSTRIP" \
 		--flows-map "${4:-0}" "${CASE_ARGS[@]}"
 }
-# The id of the flow table of the program hdrstrip attached to DEV.
-flows_map() { # NS DEV
-	local prog
-	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
-print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
-	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
-		return 1
-	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'
-import json, sys
-ids = set(json.load(open(sys.argv[1]))["map_ids"])
-flows = [m["id"] for m in json.load(open(sys.argv[2])) if m["id"] in ids and m.get("name") == "flows"]
-print(flows[0]) if flows else sys.exit(1)
-EOF
-}
 detach_clean() {
 	step "$1: detach" hs_in "$NS" detach "$DEV"
 	assert_clean "$NS" "$DEV"

@@ -550,6 +550,23 @@ static void block_done(struct ref *s, size_t lf)
 	request_done(s);
 }
 
+/* A line's name matched @rule (decided at byte @at): counted; 1 when it
+ * drops the stream there, 0 when the line is to be masked. */
+static int matched(struct ref *s, int rule, size_t at)
+{
+	s->r->matched++;
+	if (s->r->n_hits < REF_MAX_HITS)
+		s->r->hits[s->r->n_hits++] = (unsigned int)rule;
+	if (s->l->rules[rule].drop) {
+		s->r->outcome = REF_DROP;
+		s->r->stop = at;
+		s->mode = M_STOP;
+		return 1;
+	}
+	s->r->masked++;
+	return 0;
+}
+
 /* One line of a field block (M_FIELDS) or of a line-by-line scan (M_LINES). */
 static void step_field_line(struct ref *s)
 {
@@ -638,18 +655,8 @@ static void step_field_line(struct ref *s)
 			;
 		rule = ln.eol_len ? match(s->l, name, nend - i) : -1;
 		free(name);
-		if (rule >= 0) {
-			s->r->matched++;
-			if (s->r->n_hits < REF_MAX_HITS)
-				s->r->hits[s->r->n_hits++] = (unsigned int)rule;
-			if (s->l->rules[rule].drop) {
-				s->r->outcome = REF_DROP;
-				s->r->stop = p + ln.len;
-				s->mode = M_STOP;
-				return;
-			}
-			s->r->masked++;
-		}
+		if (rule >= 0 && matched(s, rule, p + ln.len))
+			return;
 		if (ln.eol_len && (premasked || rule >= 0)) {
 			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
 			s->prev_masked = 1;
@@ -662,16 +669,8 @@ static void step_field_line(struct ref *s)
 	fr = lines || s->trailers ? 0 : framing_name(name, nend - i);
 	free(name);
 	if (rule >= 0) {
-		s->r->matched++;
-		if (s->r->n_hits < REF_MAX_HITS)
-			s->r->hits[s->r->n_hits++] = (unsigned int)rule;
-		if (s->l->rules[rule].drop) {
-			s->r->outcome = REF_DROP;
-			s->r->stop = p + colon_at;
-			s->mode = M_STOP;
+		if (matched(s, rule, p + colon_at))
 			return;
-		}
-		s->r->masked++;
 		touch(s, p + ms, p + ln.len, p + ms, colon_at - ms, 0);
 		s->prev_masked = 1;
 		return;
