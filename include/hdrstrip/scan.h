@@ -743,8 +743,7 @@ HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
  * line from its start, or (HS_OPT_REMOVE) report the whole line from its
  * first byte, scanning on from @next.
  */
-HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos,
-			 __u32 next)
+HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos, __u32 next)
 {
 	s->rule = v;
 	s->matched++;
