@@ -527,6 +527,8 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		return HS_VERDICT_PASS;
 	if (pk->payload_end > pk->payload_off)
 		cnt->inspected++;
+	else if (!(pk->tcp_flags & (HS_TCP_SYN | HS_TCP_FIN | HS_TCP_RST | HS_TCP_URG)))
+		return HS_VERDICT_PASS; /* a bare ACK changes no state: nothing to check */
 	len = ctx_len(ctx, xdp);
 	if (pk->payload_end > len) {
 		/* The IP length claims bytes the packet does not have: the
