@@ -51,7 +51,7 @@ static const char attach_usage[] =
 	"  --urgent POLICY       segments with urgent data (URG), whose urgent byte a receiver\n"
 	"                        takes out of the stream: clear (default: clear URG and the\n"
 	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
-	"  --flows N             connections tracked per hook (default 32768, about 330 bytes each)\n"
+	"  --flows N             connections tracked per hook (default 32768, about 930 bytes each)\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
