@@ -194,11 +194,8 @@ static int compile_list(const uint8_t *text, size_t len)
 	return r ? -1 : 0;
 }
 
-static void load_list(const struct sc_input *in)
+static void load_text(const uint8_t *text, size_t len)
 {
-	const uint8_t *text = in->list;
-	size_t len = in->list_len;
-
 	if (!text || len > sizeof(g_list.text)) {
 		text = (const uint8_t *)default_list;
 		len = sizeof(default_list) - 1;
@@ -216,6 +213,21 @@ static void load_list(const struct sc_input *in)
 	g_list.text_len = len;
 	g_list.valid = 1;
 	lib_set_filler((const char *)g_list.trie.fill);
+}
+
+static void load_list(const struct sc_input *in)
+{
+	load_text(in->list, in->list_len);
+}
+
+const struct hs_trie *sc_load(const uint8_t *text, size_t len, const struct lib_list **lib,
+			      const uint8_t **used, size_t *used_len)
+{
+	load_text(text, len);
+	*lib = &g_list.lib;
+	*used = g_list.text;
+	*used_len = g_list.text_len;
+	return &g_list.trie;
 }
 
 /* ---- one run, as bpf/hdrstrip.bpf.c drives the scanner ---- */
@@ -502,7 +514,8 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 			for (c = ns; c < lines[k].end && in->stream[c] != ':'; c++)
 				;
 		if (!lib_field(in->stream, &lines[k], &ns, &ne) || c != hit->off) {
-			failf(e, "%s run: match at %zu is not at the colon (or line end) of a field line",
+			failf(e,
+			      "%s run: match at %zu is not at the colon (or line end) of a field line",
 			      rn, (size_t)hit->off);
 			break;
 		}
@@ -827,7 +840,6 @@ static int untracked_scan(const struct sc_input *in)
 
 	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
 }
-
 
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
