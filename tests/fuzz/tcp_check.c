@@ -129,7 +129,8 @@ static struct tc_run {
 static struct {
 	unsigned long inputs, benign, benign_checked, segs, passed, dropped, policy_passed,
 		unscanned, kdropped, csum_dropped, rst_accepted, syn_ignored, conns, app_bytes,
-		exposures, known_stalls, known_midline, known_scan, drop_why[HS_WHY_MAX], drop_rule, sc_checked;
+		exposures, known_stalls, known_midline, known_scan, drop_why[HS_WHY_MAX], drop_rule,
+		sc_checked;
 } g_stats;
 
 static const char *const why_name[HS_WHY_MAX] = {

@@ -30,7 +30,11 @@
 /* ---- the fuzzers' inputs ---- */
 
 /* Which inputs of a directory replay_dir() takes. */
-enum { ALL_INPUTS, FIXED_ONLY, OPEN_ONLY };
+enum {
+	ALL_INPUTS,
+	FIXED_ONLY,
+	OPEN_ONLY
+};
 
 static int replay_dir_which(const char *dir, int (*check)(const uint8_t *, size_t, char *, size_t),
 			    int which)
