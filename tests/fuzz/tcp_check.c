@@ -28,6 +28,7 @@
  *     (with --on-error drop) ambiguous framing, then the application reads
  *     the whole stream on one connection, and it equals the stream scanned
  *     in order, cut where hdrstrip's pieces that moved the flow on began
+ *     and ended
  *     (policy-passed bytes as sent); no segment is dropped as a mismatch;
  *     and that cut scan against the unsplit one passes the scanner
  *     fuzzer's oracle (scan_check.c), when its cuts fit that oracle's
@@ -110,7 +111,7 @@ static struct tc_run {
 	size_t seg_off[TC_MAX_SEGS], seg_len[TC_MAX_SEGS], n_segs;
 	struct tc_copy copies[TC_MAX_COPIES];
 	size_t n_copies;
-	/* Stream offsets where pieces that moved the flow on began. */
+	/* Stream offsets where pieces that moved the flow on began and ended. */
 	uint32_t commits[TC_MAX_COMMITS];
 	size_t n_commits;
 	int hostile; /* not a benign input (see the top) */
@@ -282,12 +283,14 @@ static const char *flag_str(uint8_t f)
 static void note_commits(struct tc_run *r, __u32 seq0, const struct sd_result *res)
 {
 	for (size_t i = 0; i < res->n_pieces; i++) {
-		uint32_t o = seq0 + res->pieces[i].off - r->base;
+		/* Where the piece began and where its buffer ended (a name cut
+		 * there is rewritten ahead). */
+		uint32_t o[2] = { seq0 + res->pieces[i].off - r->base,
+				  seq0 + res->pieces[i].end - r->base };
 
-		if (!res->pieces[i].commit || o == 0 || o >= r->in->len)
-			continue;
-		if (r->n_commits < TC_MAX_COMMITS)
-			r->commits[r->n_commits++] = o;
+		for (int k = 0; k < 2 && res->pieces[i].commit; k++)
+			if (o[k] && o[k] < r->in->len && r->n_commits < TC_MAX_COMMITS)
+				r->commits[r->n_commits++] = o[k];
 	}
 }
 
