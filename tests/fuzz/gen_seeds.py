@@ -94,7 +94,7 @@ def hlist_seeds(corpus):
 # tcp_check.h: mode bits, operation kinds and flags
 T_PASS, T_UT_PASS, T_UT_DROP, T_PRE, T_FIN, T_TFO, T_TFO_OK, T_LIST = (
     0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80)
-SEG, RANGE, SYN, RST, FIN, EVICT = 0, 1, 2, 3, 4, 5
+SEG, RANGE, SYN, RST, FIN, EVICT, PRUNE = 0, 1, 2, 3, 4, 5, 7
 F_FIN, F_NOACK, F_KDROP, F_OTHER, F_NOCOAL = 0x08, 0x10, 0x20, 0x40, 0x80
 F1_BADCSUM, F1_NEWCONN = 0x01, 0x02
 
@@ -206,6 +206,9 @@ def tcp_seeds(corpus):
     out["no-ack-evict"] = tcp_input(0, 59, [25], segs([0]) + [op(SEG, 1, flags=F_NOACK),
                                                                op(EVICT)] + segs([1, 2, 3, 4]),
                                     REQ)
+    out["prune-then-other"] = tcp_input(0, 73, [8], segs([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 12]) +
+                                        [op(PRUNE), op(SEG, 12, flags=F_OTHER, xor=0x2a)] +
+                                        segs([11]), REQ)
     out["preexisting-reorder"] = tcp_input(T_PRE, 61, [30], segs([0, 2, 1, 4, 3]), REQ)
     out["bad-csum"] = tcp_input(0, 67, [30], [op(SEG, 0, flags1=F1_BADCSUM)] + segs([0, 1]), REQ)
     out["list"] = tcp_input(T_FIN, 71, [3, 50], [], REQ, lst=SMALL_LIST)

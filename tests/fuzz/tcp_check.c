@@ -525,6 +525,14 @@ static void do_op(struct tc_run *r, size_t k)
 		if (r->debug)
 			fprintf(stderr, "  op %zu: the flow table loses the entry\n", k);
 		return;
+	case TC_OP_PRUNE:
+		/* The kernel drops data hdrstrip passed: no longer benign. */
+		r->hostile = 1;
+		tm_prune(&r->m, op[4]);
+		if (r->debug)
+			fprintf(stderr, "  op %zu: the kernel prunes its out-of-order queue (%u)\n",
+				k, op[4]);
+		return;
 	default:
 		if (!r->n_segs)
 			return;

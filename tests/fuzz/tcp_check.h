@@ -31,12 +31,14 @@
  *   the rest   the request stream (at most TC_MAX_STREAM bytes are used)
  *
  * An operation is 8 bytes:
- *   b0 bits 0-2  kind: 0, 6, 7 original segment number OFF (mod the count);
+ *   b0 bits 0-2  kind: 0, 6 original segment number OFF (mod the count);
  *                1 stream bytes [OFF, OFF + LEN) (OFF mod the length, LEN 0
  *                is 1); 2 SYN at BASE - 1 + (int16)OFF carrying LEN bytes;
  *                3 RST at BASE + (int16)OFF (LEN bytes of payload); 4 bare
  *                FIN at BASE + (int16)OFF; 5 the flow table loses the
- *                connection's entry (LRU eviction)
+ *                connection's entry (LRU eviction); 7 the kernel prunes the
+ *                LEN highest segments of its out-of-order queue (0: all)
+ *                under memory pressure
  *      bit 3     FIN on the segment
  *      bit 4     no ACK
  *      bit 5     the kernel drops it after hdrstrip passed it (bad ACK, PAWS,
@@ -84,6 +86,7 @@ enum tc_kind {
 	TC_OP_RST = 3,
 	TC_OP_FIN = 4,
 	TC_OP_EVICT = 5,
+	TC_OP_PRUNE = 7,
 };
 
 #define TC_F_FIN 0x08

@@ -333,6 +333,14 @@ void tm_segment(struct tcp_model *m, uint32_t seq, uint8_t flags, const uint8_t 
 	ofo_add(m, &x);
 }
 
+void tm_prune(struct tcp_model *m, size_t n)
+{
+	/* From the highest sequence numbers down: the holes below may still
+	 * be filled. */
+	while (m->n_ofo && (!n || n--))
+		seg_free(&m->ofo[--m->n_ofo]);
+}
+
 int tm_has(const struct tcp_model *m, uint32_t seq, size_t len)
 {
 	uint32_t p = seq, e = seq + (uint32_t)len;

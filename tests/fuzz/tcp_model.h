@@ -116,6 +116,10 @@ void tm_free(struct tcp_model *m);
 void tm_segment(struct tcp_model *m, uint32_t seq, uint8_t flags, const uint8_t *data, uint16_t tag,
 		size_t len, int no_coalesce, int tfo, int closed);
 
+/* Memory pressure (tcp_prune_ofo_queue()): the @n highest queued segments
+ * are dropped (0: all of them). */
+void tm_prune(struct tcp_model *m, size_t n);
+
 /* Is [seq, seq + len) all received (in order or queued)? */
 int tm_has(const struct tcp_model *m, uint32_t seq, size_t len);
 
