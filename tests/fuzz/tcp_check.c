@@ -115,15 +115,12 @@ static struct tc_run {
 	uint32_t commits[TC_MAX_COMMITS];
 	size_t n_commits;
 	int hostile; /* not a benign input (see the top) */
-	/* Where hdrstrip's flow last began without a SYN (line by line). */
-	uint32_t ut_start;
-	int ut_valid;
 	/* A flow a SYN began that the kernel did not take (no new
 	 * connection): the payload sequence number it began at. */
 	uint32_t syn_desync_seq;
 	int syn_desync;
-	/* Every such start: sequence numbers. */
-	uint32_t restarts[64];
+	/* Where hdrstrip's flow began without a SYN (line by line). */
+	uint32_t restarts[TC_MAX_COPIES];
 	size_t n_restarts;
 	unsigned long mismatch_drops;
 	struct tc_err *e;
@@ -355,13 +352,17 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 	present = r->tab.present;
 	sd_segment(&r->tab, &r->cfg, r->t, pkt, size, payload_off, TC_L4, tx->seq, tx->len, tx->win,
 		   tx->flags, &res);
-	if (r->tab.present && (!present || (res.ev & HS_EV_UNTRACKED) || res.reinit)) {
-		/* A flow begun (or begun again) here: from a SYN, or line by
-		 * line where no state was known. */
-		r->ut_valid = !(tx->flags & HS_TCP_SYN) || res.reinit;
-		r->ut_start = res.reinit ? r->tab.f.next_seq : tx->seq;
-		if (r->ut_valid && r->n_restarts < 64)
-			r->restarts[r->n_restarts++] = r->ut_start;
+	if (((res.ev & HS_EV_UNTRACKED) && (present || r->cfg.untracked == HS_UNTRACKED_SCAN)) ||
+	    res.reinit) {
+		/* The flow begins (again) here without state, line by line:
+		 * where no state was known, at data where a SYN seen inside
+		 * the connection would start one, or after a policy pass. */
+		uint32_t at = res.reinit ? (tx->flags & HS_TCP_SYN ? tx->seq + 1 : tx->seq) +
+						   (uint32_t)tx->len
+					 : tx->seq;
+
+		if (r->n_restarts < TC_MAX_COPIES)
+			r->restarts[r->n_restarts++] = at;
 	}
 
 	for (size_t i = 0; i < payload_off; i++)
