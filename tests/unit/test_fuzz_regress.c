@@ -5,7 +5,8 @@
  *    fuzzers' oracles again (tests/fuzz/scan_check.c, hlist_check.c,
  *    tcp_check.c); a TCP input named open-* is a finding not fixed yet: it
  *    must still fail (strictly judged), until the fix renames it;
- *  - the TCP fuzzer's segment driver (tests/fuzz/seg_drive.c) on its own;
+ *  - the TCP fuzzer's segment driver (tests/fuzz/seg_drive.c) and its model
+ *    of Linux's receive path (tcp_model.c) on their own;
  *  - each bug the scanner fuzzer found in scan.h, written out against the
  *    scanner itself, cut at every offset that matters.
  */
@@ -21,6 +22,7 @@
 #include "scan_check.h"
 #include "seg_drive.h"
 #include "tcp_check.h"
+#include "tcp_model.h"
 #include "testutil.h"
 
 #ifndef HS_FUZZ_DIR
@@ -204,6 +206,105 @@ static void test_seg_drive_retransmissions(void **state)
 		assert_int_equal(res.why, HS_WHY_MISMATCH);
 	}
 	fx_free(&fx);
+}
+
+/* ---- the model of Linux's receive path ---- */
+
+static struct tcp_model g_m;
+
+/* A data segment of @text at @off (ACK set), tagged @tag. */
+static void tm_data(const char *text, __u32 isn, __u32 off, size_t len, uint16_t tag, int nc)
+{
+	tm_segment(&g_m, isn + 1 + off, TM_ACK, (const uint8_t *)text + off, tag, len, nc, 0, 0);
+}
+
+static void expect_app(const char *want, const char *tags)
+{
+	const struct tm_app *a = &g_m.conns[g_m.n_conns - 1];
+
+	assert_int_equal(a->len, strlen(want));
+	assert_memory_equal(a->data, want, a->len);
+	for (size_t i = 0; tags && i < a->len; i++)
+		if (a->tag[i] != (uint16_t)(tags[i] - '0'))
+			fail_msg("byte %zu from copy %u, expected %c", i, a->tag[i], tags[i]);
+}
+
+/*
+ * What tcp_input.c does, case by case: the first in-order copy wins; a
+ * queued segment is replaced by one that starts with it and goes further,
+ * dropped when covered; for partial overlaps in the queue the lower
+ * sequence number wins, and coalescing (or not) decides which copy a later
+ * same-start segment can replace.
+ */
+static void test_tcp_model_queues(void **state)
+{
+	static const char a[] = "0123456789abcdefghij", b[] = "ABCDEFGHIJKLMNOPQRST";
+
+	(void)state;
+	tm_init(&g_m, 0, 0);
+	tm_segment(&g_m, 99, TM_SYN, NULL, 0, 0, 0, 0, 0);
+	/* In order, then an overlapping copy with other bytes: its tail only. */
+	tm_data(a, 99, 0, 5, 1, 0);
+	tm_data(b, 99, 2, 6, 2, 0);
+	expect_app("01234FGH", "11111222");
+	/* Queued [12, 16) of a; [12, 18) of b replaces it; [10, 14) of a
+	 * goes before it (and wins [12, 14): the lower start is read
+	 * first); then [8, 10) fills the gap. */
+	tm_data(a, 99, 12, 4, 3, 0);
+	tm_data(b, 99, 12, 6, 4, 0);
+	tm_data(a, 99, 10, 4, 5, 0);
+	tm_data(a, 99, 8, 2, 6, 0);
+	expect_app("01234FGH89abcdOPQR", "111112226655554444");
+	tm_free(&g_m);
+
+	/* Coalesced or not: [4, 8) then [8, 12) queued; [4, 10) of b covers
+	 * the first. Coalesced they are one [4, 12), which covers it. */
+	for (int nc = 0; nc < 2; nc++) {
+		tm_init(&g_m, 0, 0);
+		tm_segment(&g_m, 99, TM_SYN, NULL, 0, 0, 0, 0, 0);
+		tm_data(a, 99, 4, 4, 1, 0);
+		tm_data(a, 99, 8, 4, 2, nc);
+		tm_data(b, 99, 4, 6, 3, 0);
+		tm_data(a, 99, 0, 4, 4, 0);
+		expect_app(nc ? "0123EFGHIJab" : "0123456789ab",
+			   nc ? "444433333322" : "444411112222");
+		tm_free(&g_m);
+	}
+}
+
+/* RST only at rcv_nxt or the highest SACK edge; a SYN on the connection
+ * changes nothing; nothing after the FIN is read. */
+static void test_tcp_model_control(void **state)
+{
+	static const char a[] = "0123456789abcdefghij";
+
+	(void)state;
+	tm_init(&g_m, 0, 0);
+	tm_segment(&g_m, 99, TM_SYN, NULL, 0, 0, 0, 0, 0);
+	tm_data(a, 99, 0, 4, 1, 0);
+	tm_data(a, 99, 8, 4, 1, 0);
+	tm_segment(&g_m, 100 + 5, TM_RST | TM_ACK, NULL, 0, 0, 0, 0, 0);
+	tm_segment(&g_m, 100 + 3, TM_RST | TM_ACK, NULL, 0, 0, 0, 0, 0);
+	assert_int_equal(g_m.state, TM_ESTABLISHED);
+	tm_segment(&g_m, 100 + 3, TM_SYN, (const uint8_t *)a + 4, 2, 4, 0, 1, 0);
+	assert_int_equal(g_m.syn_ignored, 1);
+	tm_segment(&g_m, 100 + 12, TM_RST | TM_ACK, NULL, 0, 0, 0, 0, 0);
+	assert_int_equal(g_m.state, TM_LISTEN);
+	assert_true(g_m.conns[0].reset);
+	expect_app("0123", NULL);
+	/* A new connection; its FIN ends what is read: data after it is
+	 * dropped, data that reaches past it from before resets. */
+	tm_segment(&g_m, 499, TM_SYN, (const uint8_t *)a, 3, 2, 0, 1, 0);
+	tm_data(a, 499, 2, 3, 4, 0);
+	tm_segment(&g_m, 500 + 5, TM_FIN | TM_ACK, NULL, 0, 0, 0, 0, 0);
+	tm_data(a, 499, 6, 3, 5, 0);
+	assert_int_equal(g_m.n_conns, 2);
+	assert_int_equal(g_m.state, TM_CLOSE_WAIT);
+	expect_app("01234", "33444");
+	tm_data(a, 499, 4, 3, 6, 0);
+	assert_int_equal(g_m.state, TM_LISTEN);
+	assert_true(g_m.conns[1].reset);
+	tm_free(&g_m);
 }
 
 /* ---- the scanner, segment by segment ---- */
@@ -411,6 +512,8 @@ int main(void)
 		cmocka_unit_test(test_tcp_inputs),
 		cmocka_unit_test(test_tcp_open_findings),
 		cmocka_unit_test(test_seg_drive_retransmissions),
+		cmocka_unit_test(test_tcp_model_queues),
+		cmocka_unit_test(test_tcp_model_control),
 		cmocka_unit_test(test_framing_name_cut_after_blanks),
 		cmocka_unit_test(test_framing_name_after_300_blanks),
 		cmocka_unit_test(test_midconn_first_line_cut),
