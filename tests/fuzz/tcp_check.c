@@ -122,7 +122,7 @@ static struct tc_run {
 	/* Where hdrstrip's flow began without a SYN (line by line). */
 	uint32_t restarts[TC_MAX_COPIES];
 	size_t n_restarts;
-	unsigned long mismatch_drops;
+	unsigned long mismatch_drops, vstate_mismatch;
 	struct tc_err *e;
 	int debug;
 } g_run;
@@ -131,8 +131,8 @@ static struct tc_run {
 static struct {
 	unsigned long inputs, benign, benign_checked, segs, passed, dropped, policy_passed,
 		unscanned, kdropped, csum_dropped, rst_accepted, syn_ignored, conns, app_bytes,
-		exposures, known_stalls, known_midline, known_scan, known_syn, scan_bytewise,
-		drop_why[HS_WHY_MAX], drop_rule, sc_checked;
+		exposures, known_stalls, known_midline, known_scan, known_syn, known_vstate,
+		scan_bytewise, drop_why[HS_WHY_MAX], drop_rule, sc_checked;
 } g_stats;
 
 static const char *const why_name[HS_WHY_MAX] = {
@@ -178,14 +178,14 @@ static void print_stats(void)
 		"(%lu by policy, %lu of them unscanned), %lu dropped by hdrstrip, %lu by the "
 		"kernel after it, %lu for their checksum; %lu connections, %lu bytes read; RST "
 		"accepted %lu, SYN ignored %lu; policy exposures %lu, known stalls %lu, known mid-line "
-		"restarts %lu, known SYN without state %lu; scan oracle on %lu cut runs (%lu known "
+		"restarts %lu, known SYN without state %lu, known chunk-end mismatches %lu; scan oracle on %lu cut runs (%lu known "
 		"failures, %lu byte-by-byte ones left to fuzz_scan)\n",
 		g_stats.inputs, g_stats.benign, g_stats.benign_checked, g_stats.segs,
 		g_stats.passed, g_stats.policy_passed, g_stats.unscanned, g_stats.dropped,
 		g_stats.kdropped, g_stats.csum_dropped, g_stats.conns, g_stats.app_bytes,
 		g_stats.rst_accepted, g_stats.syn_ignored, g_stats.exposures, g_stats.known_stalls,
-		g_stats.known_midline, g_stats.known_syn, g_stats.sc_checked, g_stats.known_scan,
-		g_stats.scan_bytewise);
+		g_stats.known_midline, g_stats.known_syn, g_stats.known_vstate, g_stats.sc_checked,
+		g_stats.known_scan, g_stats.scan_bytewise);
 	fprintf(stderr, "fuzz_tcp: drops: drop rule %lu", g_stats.drop_rule);
 	for (int i = 1; i < HS_WHY_MAX; i++)
 		fprintf(stderr, ", %s %lu", why_name[i], g_stats.drop_why[i]);
@@ -393,6 +393,17 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 		else
 			fprintf(stderr, " -> no flow");
 		fputc('\n', stderr);
+		if (res.why == HS_WHY_MISMATCH) {
+			const struct hs_stream *x = &r->tab.w.expect, *g = &r->tab.got;
+
+			fprintf(stderr,
+				"      expected ph%u num %llu cl %llu fl %#x req %#x conn %#x vs %u "
+				"%llu %llu %#x %#x %#x (col %u/%u vstate %u/%u tstate %u/%u)\n",
+				x->phase, (unsigned long long)x->num, (unsigned long long)x->cl,
+				x->flags, x->req, x->conn, g->phase, (unsigned long long)g->num,
+				(unsigned long long)g->cl, g->flags, g->req, g->conn, x->col,
+				g->col, x->vstate, g->vstate, x->tstate, g->tstate);
+		}
 	}
 	if (res.verdict == SD_DROP) {
 		g_stats.dropped++;
@@ -400,8 +411,17 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 			g_stats.drop_rule++;
 		else
 			g_stats.drop_why[res.why % HS_WHY_MAX]++;
-		if (res.why == HS_WHY_MISMATCH)
+		if (res.why == HS_WHY_MISMATCH) {
+			struct hs_stream x = r->tab.w.expect, g = r->tab.got;
+
 			r->mismatch_drops++;
+			/* Known (tests/fuzz/regress/tcp/open-reordered-chunk-end-
+			 * mismatch-stalls): a chunk's end reached by arithmetic
+			 * keeps the body's vstate, the scan clears it. */
+			x.vstate = g.vstate = 0;
+			if (r->tab.w.expect.phase != HS_PH_BODY && hs_stream_eq(&x, &g))
+				r->vstate_mismatch++;
+		}
 		free(pkt);
 		return;
 	}
@@ -914,6 +934,11 @@ static void check_benign(struct tc_run *r)
 		return failf(r->e, "benign stream: %zu connections, the first %s", r->m.n_conns,
 			     r->m.n_conns && r->m.conns[0].reset ? "reset" : "never opened");
 	a = &r->m.conns[0];
+	if ((a->len != in->len || r->mismatch_drops) && r->vstate_mismatch == r->mismatch_drops &&
+	    r->mismatch_drops && !getenv("TC_STRICT")) {
+		g_stats.known_vstate++;
+		return;
+	}
 	if (a->len != in->len && r->tab.present && !getenv("TC_STRICT") &&
 	    hs_seq_lt(r->m.rcv_nxt, r->tab.f.next_seq) &&
 	    !hs_flow_known(&r->tab.f, r->m.rcv_nxt, &st)) {
