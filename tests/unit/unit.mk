@@ -40,7 +40,7 @@ CLI_SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/%.o,$(CLI_SRCS))
 $(OUTPUT)/san:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTPUT)/san
+$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL) | $(OUTPUT)/san
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) -c $< -o $@
 
