@@ -478,20 +478,27 @@ static void fill_payload(const struct tc_run *r, const uint8_t *op, long off, si
 	}
 }
 
-static void send_original(struct tc_run *r, size_t i, int op)
+/* Original segment @i, or its bytes [from, from + len) (a resend). */
+static void send_part(struct tc_run *r, size_t i, size_t from, size_t len, int op)
 {
 	struct tc_tx tx = { 0 };
 	uint8_t flags = HS_TCP_ACK;
 
-	if ((r->in->mode & TC_MODE_FIN) && i + 1 == r->n_segs)
+	if ((r->in->mode & TC_MODE_FIN) && i + 1 == r->n_segs &&
+	    from + len == r->seg_off[i] + r->seg_len[i])
 		flags |= HS_TCP_FIN;
-	tx.seq = r->base + (uint32_t)r->seg_off[i];
+	tx.seq = r->base + (uint32_t)from;
 	tx.flags = flags;
-	tx.payload = r->in->stream + r->seg_off[i];
-	tx.len = r->seg_len[i];
+	tx.payload = r->in->stream + from;
+	tx.len = len;
 	tx.win = tx.len;
 	tx.op = op;
 	transmit(r, &tx);
+}
+
+static void send_original(struct tc_run *r, size_t i, int op)
+{
+	send_part(r, i, r->seg_off[i], r->seg_len[i], op);
 }
 
 static void do_op(struct tc_run *r, size_t k)
@@ -597,10 +604,16 @@ static void resend(struct tc_run *r)
 			return;
 		for (size_t i = 0; i < r->n_segs && r->m.state == TM_ESTABLISHED; i++) {
 			int fin = (r->in->mode & TC_MODE_FIN) && i + 1 == r->n_segs;
+			uint32_t hs, he, s0 = r->base + (uint32_t)r->seg_off[i];
 
-			if (tm_has(&r->m, r->base + (uint32_t)r->seg_off[i], r->seg_len[i] + fin))
+			/* What the kernel lacks of it: a partial ACK trims its
+			 * head, SACK leaves out what is queued (tcp_trim_head(),
+			 * tcp_fragment() in tcp_sacktag). */
+			if (!tm_hole(&r->m, s0, r->seg_len[i] + fin, &hs, &he))
 				continue;
-			send_original(r, i, -2 - round);
+			if (he - s0 > r->seg_len[i])
+				he = s0 + (uint32_t)r->seg_len[i]; /* the FIN alone */
+			send_part(r, i, hs - r->base, he - hs, -2 - round);
 			sent = 1;
 		}
 		if ((r->in->mode & TC_MODE_FIN) && !r->n_segs && r->m.state == TM_ESTABLISHED) {

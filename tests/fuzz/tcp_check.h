@@ -58,8 +58,9 @@
  *   b7           the scanner's window: 0 the whole payload, else b7 - 1
  *                bytes (a smaller window tests oversize segments)
  * BASE is the client's current ISN + 1. After the operations the client
- * resends, in order, every original segment the kernel does not hold yet
- * (TCP's retransmission, TC_ROUNDS times), as long as its connection is up.
+ * resends, in order, what the kernel lacks of each original segment (TCP's
+ * retransmission: the first hole in it, its head trimmed by a partial ACK,
+ * SACKed bytes left out), TC_ROUNDS times, as long as its connection is up.
  */
 #ifndef HDRSTRIP_FUZZ_TCP_CHECK_H
 #define HDRSTRIP_FUZZ_TCP_CHECK_H

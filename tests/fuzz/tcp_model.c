@@ -362,3 +362,29 @@ int tm_has(const struct tcp_model *m, uint32_t seq, size_t len)
 	}
 	return !before(p, e);
 }
+
+int tm_hole(const struct tcp_model *m, uint32_t seq, size_t len, uint32_t *hs, uint32_t *he)
+{
+	uint32_t p = seq, e = seq + (uint32_t)len;
+
+	if (m->state == TM_LISTEN || !len)
+		return 0;
+	if (before(p, m->rcv_nxt))
+		p = m->rcv_nxt;
+	for (size_t i = 0; i < m->n_ofo && before(p, e); i++) {
+		const struct tm_seg *s = &m->ofo[i];
+
+		if (after(s->seq, p)) {
+			*hs = p;
+			*he = before(s->seq, e) ? s->seq : e;
+			return 1;
+		}
+		if (after(s->end, p))
+			p = s->end;
+	}
+	if (!before(p, e))
+		return 0;
+	*hs = p;
+	*he = e;
+	return 1;
+}

@@ -123,4 +123,8 @@ void tm_prune(struct tcp_model *m, size_t n);
 /* Is [seq, seq + len) all received (in order or queued)? */
 int tm_has(const struct tcp_model *m, uint32_t seq, size_t len);
 
+/* The first range of [seq, seq + len) not received (what a sender with
+ * SACK and partial ACKs resends of it): 1 with [*hs, *he), or 0. */
+int tm_hole(const struct tcp_model *m, uint32_t seq, size_t len, uint32_t *hs, uint32_t *he);
+
 #endif /* HDRSTRIP_FUZZ_TCP_MODEL_H */
