@@ -980,9 +980,9 @@ static void check_benign(struct tc_run *r)
 		/* Known (tests/fuzz/regress/tcp/open-*-stalls): the kernel
 		 * lacks bytes before anything hdrstrip still knows a state at
 		 * (a flow begun without state ahead of a gap, Fast Open data
-		 * the server refused and resent after more segments than the flow
-		 * keeps checkpoints for): every
-		 * resend is dropped as unverified. */
+		 * the server refused, resent after more segments than the
+		 * flow keeps checkpoints for): every resend is dropped as
+		 * unverified. */
 		g_stats.known_stalls++;
 		return;
 	}
