@@ -86,6 +86,7 @@ static int scan_pieces(struct sd_table *tab, const struct sd_cfg *cfg, const str
 			return HS_SEG_POLICY;
 		}
 		hs_scan_finish(&tab->s, &tab->got);
+		hs_seg_scanned(w, hs_scan_steady(&tab->s), payload_off);
 		r = hs_seg_next(w, &tab->f, &tab->got);
 	}
 	if (r == HS_SEG_SCAN) {
