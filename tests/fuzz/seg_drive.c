@@ -119,24 +119,31 @@ void sd_segment(struct sd_table *tab, const struct sd_cfg *cfg, const struct hs_
 	res->final = r;
 	res->why = w->why;
 	res->ev = w->ev;
+	res->linewise = w->nosave;
+	if (r == HS_SEG_POLICY && cfg->on_error_pass) {
+		/* Passed, checked line by line where that can be done
+		 * (flow.h's hs_seg_policy_pass(), as bpf/hdrstrip.bpf.c). */
+		__u32 before = f ? f->next_seq : 0;
+
+		res->policy = 1;
+		r = hs_seg_policy_pass(w, f);
+		if (f && r == HS_SEG_SCAN)
+			r = scan_pieces(tab, cfg, t, pkt, pkt_len, payload_off, l4_off, r, res);
+		/* What the policy let through, checked line by line or not,
+		 * was not read with the stream's state. */
+		res->unscanned_policy = len > 0;
+		res->reinit = f && f->next_seq != before;
+		res->linewise = w->nosave;
+		res->verdict = r == HS_SEG_DROP ? SD_DROP : SD_PASS;
+		return;
+	}
 	if (r == HS_SEG_DROP) {
 		res->verdict = SD_DROP;
 		return;
 	}
 	if (r == HS_SEG_POLICY) {
 		res->policy = 1;
-		if (!cfg->on_error_pass) {
-			res->verdict = SD_DROP;
-			return;
-		}
-		/* Passed as it is: when it reached past what the flow knew,
-		 * the rest of the connection goes line by line. */
-		if (f && !hs_seq_lt(f->next_seq, w->seq) && hs_seq_lt(f->next_seq, w->seq + len)) {
-			hs_flow_init(f, w->seq + len, 1);
-			res->reinit = 1;
-		}
-		res->unscanned_policy = len > 0;
-		res->verdict = SD_PASS;
+		res->verdict = SD_DROP;
 		return;
 	}
 	if (!f && len && (w->ev & HS_EV_UNTRACKED) && !(flags & (HS_TCP_RST | HS_TCP_SYN))) {

@@ -69,6 +69,10 @@ struct sd_result {
 	/* Passed with bytes no piece scanned while the policy let them
 	 * through (on-error pass, --untracked pass): not hdrstrip's to mask. */
 	int unscanned_policy;
+	/* Checked line by line from its first byte on its own, the flow
+	 * unchanged (hs_seg_untracked()): masked as a connection without
+	 * state is, not as the stream in order. */
+	int linewise;
 	struct sd_piece pieces[SD_MAX_PIECES];
 	size_t n_pieces;
 	__u64 csum_acc; /* every rewrite of the segment (for the TCP checksum) */

@@ -79,6 +79,7 @@ struct tc_input {
 struct tc_copy {
 	int op; /* the operation that sent it: >= 0, -1 the first SYN, -2 a resend */
 	uint8_t unscanned; /* passed unscanned by the operator's policy */
+	uint8_t linewise; /* checked line by line on its own (sd_result.linewise) */
 };
 
 /* One transmission: a segment the client sends. */
@@ -123,7 +124,7 @@ static struct tc_run {
 	/* Where hdrstrip's flow began without a SYN (line by line). */
 	uint32_t restarts[TC_MAX_COPIES];
 	size_t n_restarts;
-	unsigned long mismatch_drops, vstate_mismatch;
+	unsigned long mismatch_drops;
 	struct tc_err *e;
 	int debug;
 } g_run;
@@ -132,8 +133,8 @@ static struct tc_run {
 static struct {
 	unsigned long inputs, benign, benign_checked, segs, passed, dropped, policy_passed,
 		unscanned, kdropped, csum_dropped, rst_accepted, syn_ignored, conns, app_bytes,
-		exposures, known_stalls, known_midline, known_scan, known_syn, known_vstate,
-		known_filler, scan_bytewise, drop_why[HS_WHY_MAX], drop_rule, sc_checked;
+		exposures, known_stalls, known_midline, known_syn, known_filler, scan_bytewise,
+		drop_why[HS_WHY_MAX], drop_rule, sc_checked;
 } g_stats;
 
 static const char *const why_name[HS_WHY_MAX] = {
@@ -179,15 +180,13 @@ static void print_stats(void)
 		"(%lu by policy, %lu of them unscanned), %lu dropped by hdrstrip, %lu by the "
 		"kernel after it, %lu for their checksum; %lu connections, %lu bytes read; RST "
 		"accepted %lu, SYN ignored %lu; policy exposures %lu, known stalls %lu, known mid-line "
-		"restarts %lu, known SYN without state %lu, known chunk-end mismatches %lu, known filler "
-		"names %lu; scan oracle on %lu cut runs (%lu known "
-		"failures, %lu byte-by-byte or match-count ones left to fuzz_scan)\n",
+		"restarts %lu, known SYN without state %lu, known filler "
+		"names %lu; scan oracle on %lu cut runs (%lu byte-by-byte or match-count ones left to fuzz_scan)\n",
 		g_stats.inputs, g_stats.benign, g_stats.benign_checked, g_stats.segs,
 		g_stats.passed, g_stats.policy_passed, g_stats.unscanned, g_stats.dropped,
 		g_stats.kdropped, g_stats.csum_dropped, g_stats.conns, g_stats.app_bytes,
 		g_stats.rst_accepted, g_stats.syn_ignored, g_stats.exposures, g_stats.known_stalls,
-		g_stats.known_midline, g_stats.known_syn, g_stats.known_vstate,
-		g_stats.known_filler, g_stats.sc_checked, g_stats.known_scan,
+		g_stats.known_midline, g_stats.known_syn, g_stats.known_filler, g_stats.sc_checked,
 		g_stats.scan_bytewise);
 	fprintf(stderr, "fuzz_tcp: drops: drop rule %lu", g_stats.drop_rule);
 	for (int i = 1; i < HS_WHY_MAX; i++)
@@ -333,6 +332,7 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 	tag = (uint16_t)r->n_copies++;
 	r->copies[tag].op = tx->op;
 	r->copies[tag].unscanned = 0;
+	r->copies[tag].linewise = 0;
 	g_stats.segs++;
 	if (tx->bad_csum) {
 		/* The normaliser drops it, and so would the kernel. */
@@ -414,17 +414,8 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 			g_stats.drop_rule++;
 		else
 			g_stats.drop_why[res.why % HS_WHY_MAX]++;
-		if (res.why == HS_WHY_MISMATCH) {
-			struct hs_stream x = r->tab.w.expect, g = r->tab.got;
-
+		if (res.why == HS_WHY_MISMATCH)
 			r->mismatch_drops++;
-			/* Known (tests/fuzz/regress/tcp/open-reordered-chunk-end-
-			 * mismatch-stalls): a chunk's end reached by arithmetic
-			 * keeps the body's vstate, the scan clears it. */
-			x.vstate = g.vstate = 0;
-			if (r->tab.w.expect.phase != HS_PH_BODY && hs_stream_eq(&x, &g))
-				r->vstate_mismatch++;
-		}
 		free(pkt);
 		return;
 	}
@@ -435,6 +426,7 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 		g_stats.unscanned++;
 		r->copies[tag].unscanned = 1;
 	}
+	r->copies[tag].linewise = (uint8_t)res.linewise;
 	note_commits(r, tx->flags & HS_TCP_SYN ? tx->seq + 1 : tx->seq, &res);
 	if (tx->kdrop) {
 		if (res.ev & HS_EV_FLOW_NEW) {
@@ -639,7 +631,9 @@ enum {
 
 static int phase_class(__u8 phase)
 {
-	if (phase <= HS_PH_REQ_TRAIL)
+	/* The rest of a line where a request line must start, that is none
+	 * (HS_PH_REQ_REST), is no field line to any server either. */
+	if (phase <= HS_PH_REQ_REST)
 		return CL_REQ;
 	if (phase == HS_PH_BODY || (phase >= HS_PH_CHUNK_SIZE && phase <= HS_PH_CHUNK_END))
 		return CL_BODY;
@@ -887,8 +881,7 @@ static void check_cuts(struct tc_run *r, const uint32_t *cuts, size_t n_cuts, in
 {
 	static uint8_t buf[1 + 65536 + 1 + TC_MAX_STREAM + 1 + TC_MAX_STREAM];
 	static uint8_t lens[TC_MAX_STREAM];
-	size_t prev = 0, k = 0, n, line, end;
-	const char *at;
+	size_t prev = 0, k = 0, n;
 	char why[1024];
 	uint8_t mode;
 
@@ -923,18 +916,6 @@ static void check_cuts(struct tc_run *r, const uint32_t *cuts, size_t n_cuts, in
 		g_stats.scan_bytewise++;
 		return;
 	}
-	at = strstr(why, "(line at ");
-	line = at ? strtoul(at + 9, NULL, 10) : 0;
-	for (end = line; at && end < r->in->len && !hs_is_eol(r->in->stream[end]); end++)
-		;
-	if (at && line < r->in->len && g_ref.req[line] &&
-	    !memchr(r->in->stream + line, ':', end - line) && !getenv("TC_STRICT")) {
-		/* Known (tests/fuzz/regress/tcp/open-colon-less-first-line-split): the
-		 * scanner oracle's own finding, a listed name alone where a
-		 * request line must start, split, is not masked as unsplit. */
-		g_stats.known_scan++;
-		return;
-	}
 	failf(r->e, "benign stream: hdrstrip's cuts fail the scanner oracle: %s", why);
 	/* sc_check() may have loaded the same list again: it is the same. */
 }
@@ -960,11 +941,6 @@ static void check_benign(struct tc_run *r)
 		return failf(r->e, "benign stream: %zu connections, the first %s", r->m.n_conns,
 			     r->m.n_conns && r->m.conns[0].reset ? "reset" : "never opened");
 	a = &r->m.conns[0];
-	if ((a->len != in->len || r->mismatch_drops) && r->vstate_mismatch == r->mismatch_drops &&
-	    r->mismatch_drops && !getenv("TC_STRICT")) {
-		g_stats.known_vstate++;
-		return;
-	}
 	if (a->len != in->len && !r->tab.present && r->cfg.untracked == HS_UNTRACKED_DROP &&
 	    !getenv("TC_STRICT")) {
 		/* Known (tests/fuzz/regress/tcp/open-refused-fast-open-fin-
@@ -996,7 +972,11 @@ static void check_benign(struct tc_run *r)
 	for (size_t i = 0; i < a->len; i++) {
 		size_t ls = i, le = i;
 
-		if (a->data[i] == ref->out[i] || r->copies[a->tag[i]].unscanned)
+		/* A copy checked line by line on its own masks as a connection
+		 * without state does, from its first byte: not the stream's
+		 * framing (its exposures are judged above all the same). */
+		if (a->data[i] == ref->out[i] || r->copies[a->tag[i]].unscanned ||
+		    r->copies[a->tag[i]].linewise)
 			continue;
 		while (ls && !hs_is_eol(a->data[ls - 1]))
 			ls--;
