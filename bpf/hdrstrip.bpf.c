@@ -261,6 +261,58 @@ __attribute__((noinline)) int scan_pieces_tc(struct __sk_buff *ctx, struct scrat
 	return scan_pieces(ctx, sc, f, t, cnt, HOOK_TC);
 }
 
+/* Socket states (include/net/tcp_states.h) */
+#define HS_TCP_TIME_WAIT 6
+#define HS_TCP_CLOSE 7
+#define HS_TCP_LISTEN 10
+#define HS_TCP_NEW_SYN_RECV 12
+
+/*
+ * A SYN without a flow: does the stack that receives it (a socket in this
+ * namespace) hold an open connection on its tuple? Then it answers with a
+ * challenge ACK and goes on with that connection (RFC 5961), which must
+ * not be scanned as a new one. Only a local receiver is found: at egress,
+ * and for traffic routed through, the answer is no (README: blind spots).
+ */
+static __always_inline int conn_open(void *ctx, struct scratch *sc)
+{
+	struct bpf_sock_tuple tup = {};
+	struct bpf_sock *sk;
+	__u32 size;
+	int open;
+
+	if (sc->pk.key.family == 4) {
+		tup.ipv4.saddr = sc->pk.key.saddr[0];
+		tup.ipv4.daddr = sc->pk.key.daddr[0];
+		tup.ipv4.sport = sc->pk.key.sport;
+		tup.ipv4.dport = sc->pk.key.dport;
+		size = sizeof(tup.ipv4);
+	} else {
+		__builtin_memcpy(tup.ipv6.saddr, sc->pk.key.saddr, 16);
+		__builtin_memcpy(tup.ipv6.daddr, sc->pk.key.daddr, 16);
+		tup.ipv6.sport = sc->pk.key.sport;
+		tup.ipv6.dport = sc->pk.key.dport;
+		size = sizeof(tup.ipv6);
+	}
+	sk = bpf_skc_lookup_tcp(ctx, &tup, size, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 0;
+	open = sk->state != HS_TCP_LISTEN && sk->state != HS_TCP_TIME_WAIT &&
+	       sk->state != HS_TCP_NEW_SYN_RECV && sk->state != HS_TCP_CLOSE;
+	bpf_sk_release(sk);
+	return open;
+}
+
+__attribute__((noinline)) int conn_open_xdp(struct xdp_md *ctx, struct scratch *sc)
+{
+	return sc ? conn_open(ctx, sc) : 0;
+}
+
+__attribute__((noinline)) int conn_open_tc(struct __sk_buff *ctx, struct scratch *sc)
+{
+	return sc ? conn_open(ctx, sc) : 0;
+}
+
 /*
  * The flow's part: find the segment's flow, scan its pieces, keep what it
  * taught. Returns the verdict.
@@ -285,6 +337,8 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	len = sc->s_len;
 	f = bpf_map_lookup_elem(&flows, &pk->key);
 	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags);
+	if (!f && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
+		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	if (r == HS_SEG_CREATE) {
 		/* BPF_ANY: a SYN starts the tuple's connection afresh. */

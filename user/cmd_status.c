@@ -535,7 +535,8 @@ static const struct {
 	{ "rst_ignored",
 	  "RSTs not at the next expected byte: the stack keeps the connection, and so does "
 	  "hdrstrip." },
-	{ "syn_in_flow", "SYNs inside a tracked connection: its state kept." },
+	{ "syn_in_flow",
+	  "SYNs inside a connection (tracked, or open at the receiving socket): ignored, as the stack ignores them." },
 	{ "oversize", "Payloads longer than the scan window and not all body (the on-error policy "
 		      "applied)." },
 	{ "malformed",

@@ -150,7 +150,12 @@ struct hs_segwork {
 	__u8 op; /* HS_OP_* */
 	__u8 pieces; /* pieces handed out so far */
 	__u8 nosave; /* the piece is checked line by line; the flow learns nothing */
-	__u8 reserved[4];
+	/* Set by the caller before hs_seg_begin() for a SYN with no flow: the
+	 * receiving stack holds an open connection on the tuple (its socket
+	 * lookup found one neither listening nor in TIME_WAIT), so it will
+	 * answer the SYN with a challenge ACK and go on with that connection. */
+	__u8 conn_open;
+	__u8 reserved[3];
 	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
 	 * which the piece's end state held, when has_steady. */
 	__u32 steady_seq;
@@ -416,6 +421,7 @@ HS_INLINE void hs_seg_init(struct hs_segwork *w, __u32 seq, __u32 len, __u32 win
 	w->win = win < len ? win : len;
 	w->flags = flags;
 	w->ev = 0;
+	w->conn_open = 0;
 }
 
 /*
@@ -457,6 +463,17 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	if (flags & HS_TCP_SYN) {
 		/* The data of a SYN (TCP Fast Open) starts after it. */
 		w->seq = seq + 1;
+		if (!f && w->conn_open) {
+			/* A connection hdrstrip holds no state for (older than
+			 * the attach, or evicted) goes on: the SYN changes
+			 * nothing, and its data comes without state. */
+			w->ev |= HS_EV_SYN_IN_FLOW;
+			if (len) {
+				w->why = HS_WHY_SYN_DATA;
+				return HS_SEG_DROP;
+			}
+			return HS_SEG_PASS;
+		}
 		if (!f) {
 			hs_flow_init(&w->fresh, seq + 1, 0);
 			w->ev |= HS_EV_FLOW_NEW;

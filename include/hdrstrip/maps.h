@@ -100,7 +100,7 @@ struct hs_counters {
 	__u64 retransmit_mismatch; /* overlapping copies read another way than the first: dropped */
 	__u64 retransmit_unverified; /* overlapping copies cut where no state is known: dropped */
 	__u64 rst_ignored; /* RSTs not at the next byte: the stack keeps the connection, so do we */
-	__u64 syn_in_flow; /* SYNs inside a tracked connection: its state kept */
+	__u64 syn_in_flow; /* SYNs inside a connection (tracked, or open at the socket): ignored */
 	__u64 oversize; /* payloads past the scan window, not all body: the on-error policy */
 	__u64 malformed; /* data without ACK, IPv6 chains we cannot follow: dropped or the policy */
 };

@@ -65,6 +65,9 @@ def read_list(path):
             name = words[0].lower()
             prefix = name.endswith("*")
             rules.append((name.rstrip("*"), prefix, action))
+    # The masked forms below take this list's filler name.
+    global FILL
+    FILL = choose_fill(rules, fold) or FILL
     return rules, fold
 
 
@@ -230,9 +233,7 @@ def check(req, resp, list_path=None, unmasked=False, ignore="host,connection",
     verdict, returns 0 (as expected) or 1."""
     opts = argparse.Namespace(unmasked=unmasked, premask_ok=premask_ok, resync_ok=resync_ok)
     ignored = {x.strip().lower() for x in ignore.split(",") if x.strip()}
-    global FILL
     rules, fold = read_list(list_path) if list_path else ([], True)
-    FILL = choose_fill(rules, fold) or FILL
     if not pipelined:
         return check_one(opts, rules, fold, ignored, req, resp.decode("latin-1"))
     reqs, resps = split_messages(req), split_messages(resp)

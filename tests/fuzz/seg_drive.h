@@ -31,6 +31,9 @@ struct sd_table {
 	struct hs_segwork w;
 	struct hs_scan s;
 	struct hs_stream got;
+	/* The caller's socket lookup for a SYN without a flow (XDP and TC
+	 * ingress ask the stack): it holds an open connection on the tuple. */
+	int conn_open;
 };
 
 /* What the datapath's configuration holds for flow.h. */
