@@ -194,6 +194,8 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 		    c->path, c->lineno, show_str(key, klen, buf, sizeof(buf)));
 }
 
+_Static_assert(HS_MAX_NAME_LEN <= 0xffff, "a name's length fits hs_name.len");
+
 /* One name line: NAME [ACTION], comment already removed, trimmed. */
 static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
@@ -250,11 +252,14 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 			c->err,
 			"%s:%u: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)",
 			c->path, c->lineno);
-	out->len = nlen - out->prefix;
-	if (out->len > HS_MAX_NAME_LEN)
-		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
-			    c->path, c->lineno, show_str(s, nlen, buf, 45), out->len,
+	/* Checked before it is narrowed to hs_name's 16 bits: a name of
+	 * 65,536 + k bytes would pass as k bytes long, and be copied whole
+	 * into room for k. */
+	if (nlen - out->prefix > HS_MAX_NAME_LEN)
+		return fail(c->err, "%s:%u: header name \"%s\" is %zu bytes long; the limit is %d",
+			    c->path, c->lineno, show_str(s, nlen, buf, 45), nlen - out->prefix,
 			    HS_MAX_NAME_LEN);
+	out->len = (__u16)(nlen - out->prefix);
 	/* orig, then room for the folded name (fold_and_check() writes it). */
 	out->orig = c->strings;
 	out->name = c->strings + nlen + 1;
@@ -368,6 +373,11 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 
 	err->msg[0] = 0;
 	err->bad_input = 0;
+	if (len > HS_LIST_MAX_BYTES) {
+		snprintf(err->msg, sizeof(err->msg), "%s: header list is larger than 64 MiB", path);
+		err->bad_input = 1;
+		return -EFBIG;
+	}
 	/* Room for a name on every line, up to the limit. */
 	for (const char *p = text, *e = text + len; p < e && cap < HS_MAX_NAMES; cap++) {
 		const char *nl = memchr(p, '\n', e - p);
@@ -470,7 +480,7 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 			char *nb;
 
 			cap = cap ? cap * 2 : 65536;
-			if (cap > (64u << 20)) {
+			if (cap > HS_LIST_MAX_BYTES) {
 				r = -EFBIG;
 				snprintf(err->msg, sizeof(err->msg),
 					 "%s: header list is larger than 64 MiB", path);

@@ -351,6 +351,12 @@ run 0 "$HDRSTRIP" check --headers "$TMP/ok5.txt" "${long:0:128}" "$long"
 same out "${long:0:128}: match (id 1, mask)
 $long: no match"
 
+t "bad: names of 65,536 + k bytes (a length narrowed to 16 bits once passed as k)"
+for n in 65537 65664 70000; do
+	head -c "$n" /dev/zero | tr '\0' 'a' | { printf 'x-ok\n'; cat; echo; } >"$TMP/b5-$n.txt"
+	bad "$TMP/b5-$n.txt" "hdrstrip: $TMP/b5-$n.txt:2: header name \"$(printf 'a%.0s' {1..40})...\" is $n bytes long; the limit is 128"
+done
+
 t "bad: 1025 names"
 seq -f 'x-%g' 1 1025 >"$TMP/b6.txt"
 bad "$TMP/b6.txt" "hdrstrip: $TMP/b6.txt:1025: more than 1024 header names (the limit)"

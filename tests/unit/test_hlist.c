@@ -266,6 +266,35 @@ static void test_name_length_limit(void **state)
 	expect_error(text, msg);
 }
 
+/*
+ * A length is checked before it is narrowed (issue 16): a name of 65,536 + k
+ * bytes, k <= 128, once passed the limit as k bytes long and was copied
+ * whole into room for k (a heap overflow, "double free or corruption").
+ */
+static void test_name_length_not_narrowed(void **state)
+{
+	static const size_t lens[] = { 65536 + 1, 65536 + 64, 65536 + 128, 70000, 131072 + 5 };
+	char msg[HS_ERR_MSG];
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		for (int prefix = 0; prefix < 2; prefix++) {
+			size_t len = lens[k];
+			char *text = malloc(len + 16);
+
+			assert_non_null(text);
+			long_name(text, len);
+			snprintf(text + len, 16, "%s\n", prefix ? "*" : "");
+			snprintf(msg, sizeof(msg),
+				 "test.list:1: header name \"%.40s...\" is %zu bytes long; the limit is 128",
+				 text, len);
+			/* Exactly its own length: the sanitizers see a read past it. */
+			expect_error_len(text, strlen(text), -1, msg);
+			free(text);
+		}
+	}
+}
+
 static void test_name_count_limit(void **state)
 {
 	struct hs_list l;
@@ -506,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_fold_underscore_directive_and_option),
 		cmocka_unit_test(test_non_token_names_warn),
 		cmocka_unit_test(test_name_length_limit),
+		cmocka_unit_test(test_name_length_not_narrowed),
 		cmocka_unit_test(test_name_count_limit),
 		cmocka_unit_test(test_error_invalid_character),
 		cmocka_unit_test(test_error_nul_byte),
