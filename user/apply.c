@@ -30,32 +30,45 @@ static __u64 now_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A port number: 1 to 5 digits, 1..65535; the bytes after it in *end. */
+static int port_number(const char *s, const char **end, unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9' && p - s < 5)
+		v = v * 10 + (unsigned long)(*p++ - '0');
+	if (p == s || (*p >= '0' && *p <= '9') || v < 1 || v > 65535)
+		return -EINVAL;
+	*end = p;
+	*out = v;
+	return 0;
+}
+
+/* Items are N or N-M, separated by single commas: no empty item, no sign,
+ * no blank ("80," or "+80" is a typo, not a list). */
 int ports_parse(const char *s, __u64 *bitmap)
 {
-	char *copy = strdup(s), *tok, *save = NULL;
-	int r = 0, any = 0;
+	const char *p = s;
 
-	if (!copy)
-		return -ENOMEM;
 	memset(bitmap, 0, HS_PORT_WORDS * sizeof(__u64));
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
+	for (;;) {
 		unsigned long lo, hi;
 
-		lo = strtoul(tok, &end, 10);
+		if (port_number(p, &p, &lo))
+			return -EINVAL;
 		hi = lo;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		if (*end || end == tok || lo < 1 || hi > 65535 || lo > hi) {
-			r = -EINVAL;
-			break;
-		}
-		for (unsigned long p = lo; p <= hi; p++)
-			bitmap[p / 64] |= 1ULL << (p % 64);
-		any = 1;
+		if (*p == '-' && port_number(p + 1, &p, &hi))
+			return -EINVAL;
+		if (lo > hi)
+			return -EINVAL;
+		for (unsigned long q = lo; q <= hi; q++)
+			bitmap[q / 64] |= 1ULL << (q % 64);
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
 	}
-	free(copy);
-	return r ? r : any ? 0 : -EINVAL;
 }
 
 void ports_format(const __u64 *bitmap, char *buf, size_t size)

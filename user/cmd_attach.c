@@ -51,7 +51,8 @@ static const char attach_usage[] =
 	"  --urgent POLICY       segments with urgent data (URG), whose urgent byte a receiver\n"
 	"                        takes out of the stream: clear (default: clear URG and the\n"
 	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
-	"  --flows N             connections tracked per hook (default 32768, about 930 bytes each)\n"
+	"  --flows N             connections tracked per hook (16..1048576, default 32768; each\n"
+	"                        takes about 928 bytes of kernel memory, taken at attach)\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
@@ -104,10 +105,92 @@ static void warn_cb(const char *msg)
 	pr_warn("%s", msg);
 }
 
+/* The options each command takes (bits of 1 << (OPT_x - OPT_HEADERS)):
+ * one given to a command it does not apply to is an error, never ignored
+ * (update --hook tc-egress once changed every hook's list). */
+#define OPT_BIT(o) (1u << ((o)-OPT_HEADERS))
+#define ATTACH_OPTS (~0u)
+#define UPDATE_OPTS                                                                                \
+	(OPT_BIT(OPT_HEADERS) | OPT_BIT(OPT_PORTS) | OPT_BIT(OPT_ON_ERROR) |                       \
+	 OPT_BIT(OPT_UNTRACKED) | OPT_BIT(OPT_URGENT) | OPT_BIT(OPT_CGROUP) | OPT_BIT(OPT_NOFOLD))
+#define DETACH_OPTS (OPT_BIT(OPT_HOOK) | OPT_BIT(OPT_CGROUP))
+
+static const char *opt_name(int c)
+{
+	for (const struct option *lo = attach_lopts; lo->name; lo++)
+		if (lo->val == c)
+			return lo->name;
+	return "?";
+}
+
+/* Why an option does not apply to @cmd, for the message. */
+static const char *not_applicable_why(const char *cmd, int c)
+{
+	if (!strcmp(cmd, "update") && (c == OPT_HOOK || c == OPT_XDP_MODE || c == OPT_FLOWS))
+		return "update changes the list and settings every hook of DEV shares; to change a "
+		       "hook itself, detach it and attach it again";
+	if (!strcmp(cmd, "detach"))
+		return "detach takes DEV (and --hook) or --cgroup PATH only";
+	return "see --help";
+}
+
+/* The largest --flows: each entry is preallocated (an LRU hash), so the
+ * table's memory is taken at attach, per hook. */
+#define HS_FLOWS_MAX (1u << 20)
+/* Bytes of kernel memory a flow entry takes: its value and key, and the
+ * LRU hash's element header (64 bytes on 64-bit kernels). 928 bytes
+ * (BENCHMARKS.md, "memory"). */
+#define HS_FLOW_ENTRY_BYTES (sizeof(struct hs_flow) + sizeof(struct hs_flow_key) + 64)
+
+/* MemAvailable from /proc/meminfo, in bytes; 0 if unknown. */
+static unsigned long long mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* --flows N: a count in 16..HS_FLOWS_MAX, whose table fits in half the
+ * memory available. Returns -1, or the exit code after the message. */
+static int parse_flows(const char *arg, const char *cmd, __u32 *out)
+{
+	unsigned long long cost, avail;
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] < '0' || arg[0] > '9' || n < 16 ||
+	    n > HS_FLOWS_MAX) {
+		pr_err("%s: bad --flows '%s' (a count of connections, 16..%u; each takes about %zu "
+		       "bytes of kernel memory per hook)",
+		       cmd, arg, HS_FLOWS_MAX, HS_FLOW_ENTRY_BYTES);
+		return EXIT_USAGE;
+	}
+	cost = (unsigned long long)n * HS_FLOW_ENTRY_BYTES;
+	avail = mem_available();
+	if (avail && cost > avail / 2) {
+		pr_err("%s: --flows %lu would take %llu MiB of kernel memory for this hook, more than "
+		       "half of what is available (%llu MiB); choose a smaller --flows",
+		       cmd, n, cost >> 20, avail >> 20);
+		return EXIT_USAGE;
+	}
+	*out = n;
+	return -1;
+}
+
 /* Parse the options shared by attach/update/detach; returns -1 on success,
  * else the exit code to return. */
 static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *usage,
-		      const char *cmd)
+		      const char *cmd, unsigned int allowed)
 {
 	int c;
 
@@ -120,6 +203,11 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 	hs_list_opts_default(&o->list);
 	o->list.warn = warn_cb;
 	while ((c = getopt_long(argc, argv, "h", attach_lopts, NULL)) != -1) {
+		if (c >= OPT_HEADERS && !(allowed & OPT_BIT(c))) {
+			pr_err("%s: --%s does not apply (%s)", cmd, opt_name(c),
+			       not_applicable_why(cmd, c));
+			return usage_out(usage, 0);
+		}
 		switch (c) {
 		case OPT_HEADERS:
 			o->headers = optarg;
@@ -187,15 +275,10 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			}
 			break;
 		case OPT_FLOWS: {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
+			int rc = parse_flows(optarg, cmd, &o->flows);
 
-			if (*end || end == optarg || n < 16 || n > (1UL << 24)) {
-				pr_err("%s: bad --flows '%s' (a count of connections, 16..16777216)",
-				       cmd, optarg);
-				return EXIT_USAGE;
-			}
-			o->flows = n;
+			if (rc >= 0)
+				return rc;
 			break;
 		}
 		case OPT_NOFOLD:
@@ -350,7 +433,7 @@ int cmd_attach(int argc, char **argv)
 	struct dev d;
 	int r, rc, shared, created = 0, mode, legacy, qcreated;
 
-	rc = parse_opts(argc, argv, &o, attach_usage, "attach");
+	rc = parse_opts(argc, argv, &o, attach_usage, "attach", ATTACH_OPTS);
 	if (rc >= 0)
 		return rc;
 	if (o.hook < 0)
@@ -390,6 +473,13 @@ int cmd_attach(int argc, char **argv)
 	r = dev_query(&d, &st);
 	if (r) {
 		pr_err("cannot query the hooks of '%s': %s (%d)", d.name, errstr(r), r);
+		goto out;
+	}
+	if (st.prog_id[o.hook] && o.cgroup) {
+		pr_err("cgroup '%s' already has hdrstrip attached (program id %u); use 'hdrstrip "
+		       "update --cgroup %s --headers FILE' to change its list, or 'hdrstrip detach "
+		       "--cgroup %s' first",
+		       d.cgroup_path, st.prog_id[o.hook], d.cgroup_path, d.cgroup_path);
 		goto out;
 	}
 	if (st.prog_id[o.hook]) {
@@ -542,7 +632,7 @@ int cmd_update(int argc, char **argv)
 	struct dev d;
 	int r, rc;
 
-	rc = parse_opts(argc, argv, &o, update_usage, "update");
+	rc = parse_opts(argc, argv, &o, update_usage, "update", UPDATE_OPTS);
 	if (rc >= 0)
 		return rc;
 	if (!o.headers) {
@@ -640,13 +730,9 @@ int cmd_detach(int argc, char **argv)
 	struct dev d;
 	int r, rc, tc_detached = 0, failed = 0, n;
 
-	rc = parse_opts(argc, argv, &o, detach_usage, "detach");
+	rc = parse_opts(argc, argv, &o, detach_usage, "detach", DETACH_OPTS);
 	if (rc >= 0)
 		return rc;
-	if (o.headers) {
-		pr_err("detach: --headers does not apply");
-		return usage_out(detach_usage, 0);
-	}
 	if (require_root("detach"))
 		return EXIT_FAIL;
 	if (bpffs_ensure(0))

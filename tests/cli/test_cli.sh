@@ -404,5 +404,35 @@ t "bad: unknown directive"
 list b9.txt "@fold-underscores off" "x-a"
 bad "$TMP/b9.txt" "hdrstrip: $TMP/b9.txt:1: unknown directive \"@fold-underscores\" (known: @fold-underscore on|off)"
 
+# (on a device that does not exist: should a regression get past the
+# options, nothing of the machine's is touched)
+# ---- attach, update, detach: usage errors found before any kernel access ----
+
+t "update: --hook, --xdp-mode and --flows do not apply (once accepted and ignored)"
+for opt in "--hook tc-egress" "--xdp-mode skb" "--flows 1000"; do
+	# shellcheck disable=SC2086
+	run 2 "$HDRSTRIP" update hs-nodev0 --headers "$INTERNAL" $opt
+	first_line err "hdrstrip: update: ${opt%% *} does not apply (update changes the list and settings every hook of DEV shares; to change a hook itself, detach it and attach it again)"
+done
+
+t "detach: list and policy options do not apply"
+for opt in "--ports 80" "--on-error pass" "--headers $INTERNAL" "--flows 100" "--no-fold-underscore"; do
+	# shellcheck disable=SC2086
+	run 2 "$HDRSTRIP" detach hs-nodev0 $opt
+	first_line err "hdrstrip: detach: ${opt%% *} does not apply (detach takes DEV (and --hook) or --cgroup PATH only)"
+done
+
+t "--ports: an empty item, a sign or a blank is a typo, not a list"
+for p in "80," ",80" "80,,81" "+80" " 80" "80-" "-80" "0" "65536" "80-79" "8o" "080000"; do
+	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --ports "$p"
+	same err "hdrstrip: attach: bad port list '$p' (expected e.g. 80,8080,9000-9010; ports 1-65535)"
+done
+
+t "--flows: capped, with its cost per entry"
+for n in 15 16777216 1048577 "1e6" "-5"; do
+	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --flows "$n"
+	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 928 bytes of kernel memory per hook)"
+done
+
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
