@@ -235,7 +235,8 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 			return fail(
 				c->err,
 				"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-				c->path, c->lineno, show_name(w2, w2len, wb), show_name(s, nlen, buf));
+				c->path, c->lineno, show_name(w2, w2len, wb),
+				show_name(s, nlen, buf));
 		if (w2 + w2len != s + len || act < 0) {
 			/* The name itself has white space in it: name the byte,
 			 * which may be a tab rather than a space. */

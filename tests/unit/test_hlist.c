@@ -285,7 +285,8 @@ static void test_name_length_not_narrowed(void **state)
 			long_name(text, len);
 			snprintf(text + len, 16, "%s\n", prefix ? "*" : "");
 			snprintf(msg, sizeof(msg),
-				 "test.list:1: header name is %zu bytes long; the limit is 128", len);
+				 "test.list:1: header name is %zu bytes long; the limit is 128",
+				 len);
 			/* Exactly its own length: the sanitizers see a read past it. */
 			expect_error_len(text, strlen(text), -1, msg);
 			free(text);
@@ -345,8 +346,7 @@ static void test_error_invalid_character(void **state)
 	expect_error("x-foo:\n", "test.list:1: invalid character ':' in header name \"x-foo...\"");
 	expect_error("# c\nx\001y\n",
 		     "test.list:2: invalid character '\\x01' in header name \"x...\"");
-	expect_error("x\177y\n",
-		     "test.list:1: invalid character '\\x7f' in header name \"x...\"");
+	expect_error("x\177y\n", "test.list:1: invalid character '\\x7f' in header name \"x...\"");
 	expect_error("caf\303\251\n",
 		     "test.list:1: invalid character '\\xc3' in header name \"caf...\"");
 }
@@ -359,23 +359,29 @@ static void test_error_no_secrets(void **state)
 	(void)state;
 	expect_error("root:$y$j9T$N0tAs4lt$5ecretHashHashHash:19000:0:99999:7:::\n",
 		     "test.list:1: invalid character ':' in header name \"root...\"");
-	expect_error("password hunter2\n",
-		     "test.list:1: invalid character ' ' in header name \"password...\" (a second word, if any, is the action: 'mask' or 'drop')");
-	expect_error("x-ok\nAPI_KEY=s3cr3t-value with-space\n",
-		     "test.list:2: invalid character ' ' in header name \"API_KEY...\" (a second word, if any, is the action: 'mask' or 'drop')");
-	expect_error("-----BEGIN OPENSSH PRIVATE KEY-----\n",
-		     "test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"password hunter2\n",
+		"test.list:1: invalid character ' ' in header name \"password...\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"x-ok\nAPI_KEY=s3cr3t-value with-space\n",
+		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (a second word, if any, is the action: 'mask' or 'drop')");
+	expect_error(
+		"-----BEGIN OPENSSH PRIVATE KEY-----\n",
+		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (a second word, if any, is the action: 'mask' or 'drop')");
 	/* 200 bytes of token: a key, not a name. */
-	expect_error("c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
-		     "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
-		     "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0\n",
-		     "test.list:1: header name is 200 bytes long; the limit is 128");
-	expect_error("@secret=hunter2\n",
-		     "test.list:1: unknown directive \"@secret...\" (known: @fold-underscore on|off)");
+	expect_error(
+		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
+		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
+		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0\n",
+		"test.list:1: header name is 200 bytes long; the limit is 128");
+	expect_error(
+		"@secret=hunter2\n",
+		"test.list:1: unknown directive \"@secret...\" (known: @fold-underscore on|off)");
 	expect_error("@fold-underscore hunter2=x\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"hunter2...\"");
-	expect_error("x-a\nTOKEN=abc\ntoken=abc\n",
-		     "test.list:3: duplicate header name \"token...\": same as \"TOKEN...\" on line 2 (names are case-insensitive and '_' matches '-')");
+	expect_error(
+		"x-a\nTOKEN=abc\ntoken=abc\n",
+		"test.list:3: duplicate header name \"token...\": same as \"TOKEN...\" on line 2 (names are case-insensitive and '_' matches '-')");
 }
 
 static void test_load_symlink_loop_and_permission(void **state)
