@@ -93,8 +93,8 @@ void ports_format(const __u64 *bitmap, char *buf, size_t size)
 	}
 }
 
-int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
-	       struct hs_trie *t, const struct apply_opts *o)
+int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+		  struct hs_trie *t, const struct apply_opts *o, struct hs_config *next)
 {
 	unsigned char fresh[HS_MAX_HIT_SLOTS];
 	__u32 reset[HS_MAX_HIT_SLOTS], n_reset = 0;
@@ -126,6 +126,8 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 	hs_slots_free(old);
 	if (r)
 		return r;
+	/* Slots no name of the active list uses: zeroing them changes no
+	 * counter packets see until the flip. */
 	for (__u32 s = 0; s < HS_MAX_HIT_SLOTS; s++)
 		if (fresh[s])
 			reset[n_reset++] = s;
@@ -143,6 +145,7 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		nanosleep(&ts, NULL);
 	}
 	t->generation = cfg.generation + 1;
+	/* The idle slot: packets read the active one until the flip. */
 	r = trie_write_slot(m, idle, t);
 	if (r)
 		return r;
@@ -162,7 +165,6 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		free(abs);
 	}
 	cfg.updated_ns = now_ns(CLOCK_REALTIME);
-	cfg.flipped_ns = now_ns(CLOCK_MONOTONIC);
 	if (o->ports)
 		memcpy(cfg.ports, o->ports, sizeof(cfg.ports));
 	if (o->on_error >= 0)
@@ -173,6 +175,23 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		cfg.urgent = o->urgent;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
+	*next = cfg;
+	return 0;
+}
+
+int apply_commit(const struct dev_maps *m, struct hs_config *next)
+{
 	/* The flip: one map write. */
-	return config_write(m, &cfg);
+	next->updated_ns = now_ns(CLOCK_REALTIME);
+	next->flipped_ns = now_ns(CLOCK_MONOTONIC);
+	return config_write(m, next);
+}
+
+int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+	       struct hs_trie *t, const struct apply_opts *o)
+{
+	struct hs_config next;
+	int r = apply_prepare(d, m, l, t, o, &next);
+
+	return r ? r : apply_commit(m, &next);
 }

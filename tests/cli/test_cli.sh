@@ -419,7 +419,7 @@ t "detach: list and policy options do not apply"
 for opt in "--ports 80" "--on-error pass" "--headers $INTERNAL" "--flows 100" "--no-fold-underscore"; do
 	# shellcheck disable=SC2086
 	run 2 "$HDRSTRIP" detach hs-nodev0 $opt
-	first_line err "hdrstrip: detach: ${opt%% *} does not apply (detach takes DEV (and --hook) or --cgroup PATH only)"
+	first_line err "hdrstrip: detach: ${opt%% *} does not apply (detach takes DEV (and --hook), --cgroup PATH or --cgroup-id ID only)"
 done
 
 t "--ports: an empty item, a sign or a blank is a typo, not a list"
