@@ -296,12 +296,28 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		}
 		r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	}
+	sc->p_payload = sc->s_payload;
+	sc->p_l4 = pk->l4_off;
+	sc->p_opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
-		sc->p_payload = sc->s_payload;
-		sc->p_l4 = pk->l4_off;
-		sc->p_opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
+	}
+	if (r == HS_SEG_POLICY && cfg->on_error == HS_POLICY_PASS) {
+		/* Passed, checked line by line where that can be done
+		 * (flow.h). */
+		r = hs_seg_policy_pass(&sc->w, f);
+		if (f && r == HS_SEG_SCAN) {
+			sc->p_r = r;
+			r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt)
+				: scan_pieces_tc(ctx, sc, f, t, cnt);
+		}
+		add_seg_counts(cnt, &sc->w);
+		if (r == HS_SEG_DROP) {
+			cnt->packets_dropped++; /* a drop rule */
+			return HS_VERDICT_DROP;
+		}
+		return HS_VERDICT_PASS;
 	}
 	add_seg_counts(cnt, &sc->w);
 	if (r == HS_SEG_DROP) {
@@ -309,16 +325,8 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		return HS_VERDICT_DROP;
 	}
 	if (r == HS_SEG_POLICY) {
-		if (policy_drops(cfg, cnt))
-			return HS_VERDICT_DROP;
-		/* Passed as it is: when it reached past what the flow knew,
-		 * what it held there cannot be known, so the rest of the
-		 * connection goes line by line. (Bytes ahead of a gap are
-		 * left alone: the gap's own bytes come in order later.) */
-		if (f && !hs_seq_lt(f->next_seq, sc->w.seq) &&
-		    hs_seq_lt(f->next_seq, sc->w.seq + len))
-			hs_flow_init(f, sc->w.seq + len, 1);
-		return HS_VERDICT_PASS;
+		policy_drops(cfg, cnt);
+		return HS_VERDICT_DROP;
 	}
 	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);

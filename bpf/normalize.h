@@ -206,6 +206,10 @@ static __always_inline enum norm_csum norm_tcp_csum(void *ctx, const struct pkt 
 
 	if (!xdp && bpf_csum_level(ctx, BPF_CSUM_LEVEL_QUERY) >= 0)
 		return NORM_CSUM_GOOD;
+	/* A GSO packet of the local stack (or of a guest, through a tap):
+	 * its checksums are the device's to complete, from the bytes. */
+	if (!xdp && ((struct __sk_buff *)ctx)->gso_size)
+		return NORM_CSUM_OFFLOAD;
 	data = ctx_data(ctx, xdp);
 	end = ctx_data_end(ctx, xdp);
 	if (pk->ipv6) {

@@ -75,6 +75,7 @@ struct hs_ckpt {
 /* hs_flow.fl */
 #define HS_FL_STARTED 0x01 /* data was taken in order: a SYN is no retransmission */
 #define HS_FL_SYN_PENDING 0x02 /* a SYN came inside the connection (syn_isn) */
+#define HS_FL_NO_START 0x04 /* begun without state, line by line: its start is unknown */
 
 struct hs_flow {
 	__u32 next_seq; /* sequence number of the next byte in order */
@@ -148,7 +149,8 @@ struct hs_segwork {
 	__u8 ev; /* HS_EV_* */
 	__u8 op; /* HS_OP_* */
 	__u8 pieces; /* pieces handed out so far */
-	__u8 reserved[5];
+	__u8 nosave; /* the piece is checked line by line; the flow learns nothing */
+	__u8 reserved[4];
 	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
 	 * which the piece's end state held, when has_steady. */
 	__u32 steady_seq;
@@ -176,10 +178,31 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
 {
 	__builtin_memset(f, 0, sizeof(*f));
 	f->next_seq = seq;
-	if (untracked)
+	if (untracked) {
 		hs_stream_untrack(&f->cur);
-	else
+		f->fl = HS_FL_NO_START;
+	} else {
 		hs_stream_init(&f->cur);
+	}
+}
+
+/*
+ * The segment checked line by line from its first byte, as a connection
+ * without state is (its first bytes taken for a line's start), and passed
+ * with what that masked: the flow learns nothing from it.
+ */
+HS_INLINE int hs_seg_untracked(struct hs_segwork *w)
+{
+	hs_stream_untrack(&w->from);
+	w->pos = w->seq;
+	w->off = 0;
+	w->end = w->win;
+	w->check = 0;
+	w->commit = 0;
+	w->nosave = 1;
+	w->pieces++;
+	w->ev |= HS_EV_UNTRACKED;
+	return HS_SEG_SCAN;
 }
 
 /*
@@ -289,8 +312,10 @@ HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream 
 	if (best && (st->phase != HS_PH_BODY || best > st->num))
 		return 0;
 	st->num -= best;
-	if (best && !st->num)
+	if (best && !st->num) {
 		hs_stream_body_done(st);
+		hs_stream_canon(st, 0);
+	}
 	return 1;
 }
 
@@ -415,6 +440,7 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	w->pieces = 0;
 	w->check = 0;
 	w->commit = 0;
+	w->nosave = 0;
 	w->seq = seq;
 	if (flags & HS_TCP_RST) {
 		/* RFC 5961: Linux resets the connection only for a RST at
@@ -507,10 +533,30 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	}
 	if (!hs_flow_known(f, w->seq, &w->from) ||
 	    (hs_seq_lt(w->seq + len, f->next_seq) && !hs_flow_known(f, w->seq + len, &w->expect))) {
+		/* A connection begun without state was checked line by line,
+		 * trusting no framing: bytes before what it passed are too. */
+		if ((f->fl & HS_FL_NO_START) && !hs_seq_lt(f->next_seq, w->seq + len))
+			return hs_seg_untracked(w);
 		w->why = HS_WHY_UNVERIFIED;
 		return HS_SEG_DROP;
 	}
 	return hs_seg_piece(w, f);
+}
+
+/*
+ * Under --on-error pass, what becomes of a segment the policy decided
+ * (HS_SEG_POLICY): one ahead of a gap is checked line by line on its own
+ * (hs_seg_untracked()), the flow unchanged, its gap's bytes to come in
+ * order later; one that reached past what the flow knew leaves the flow
+ * line by line after it. Returns HS_SEG_SCAN or HS_SEG_PASS.
+ */
+HS_INLINE int hs_seg_policy_pass(struct hs_segwork *w, struct hs_flow *f)
+{
+	if (w->why == HS_WHY_OUT_OF_ORDER && !w->nosave)
+		return hs_seg_untracked(w);
+	if (f && !hs_seq_lt(f->next_seq, w->seq) && hs_seq_lt(f->next_seq, w->seq + w->len))
+		hs_flow_init(f, w->seq + w->len, 1);
+	return HS_SEG_PASS;
 }
 
 /* What the scan of the current piece (@steady: hs_scan_steady(), at buffer
@@ -530,7 +576,7 @@ HS_SUBPROG int hs_seg_next(struct hs_segwork *w, struct hs_flow *f, struct hs_st
 {
 	__u32 e;
 
-	if (!w || !f || !got)
+	if (!w || !f || !got || w->nosave)
 		return HS_SEG_PASS;
 	e = w->seq + w->len;
 

@@ -327,12 +327,14 @@ HS_INLINE __u32 hs_scan_steady(const struct hs_scan *s)
 	return at < s->pos ? at : ~0u;
 }
 
-/* The stream state to resume from with the buffer that follows. */
-HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
+/*
+ * @st made canonical for a line whose column is @col: what the next line or
+ * word starts afresh keeps nothing of the last one's columns or name, so
+ * the same bytes give the same state wherever a buffer ends (flows compare
+ * states, flow.h).
+ */
+HS_INLINE void hs_stream_canon(struct hs_stream *st, __u32 col)
 {
-	__u32 col = hs_col(s, s->pos);
-
-	*st = s->st;
 	switch (st->phase) {
 	case HS_PH_REQ_LEAD:
 	case HS_PH_REQ_REST:
@@ -342,9 +344,6 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 	case HS_PH_CHUNK_EXT:
 	case HS_PH_CHUNK_LF:
 	case HS_PH_CHUNK_END:
-		/* What the next line or word starts afresh: nothing of the
-		 * last one's columns or name is kept, so the state here is
-		 * the same wherever a buffer ends (flows compare states). */
 		st->col = 0;
 		st->name_col = 0;
 		st->tstate = 0;
@@ -382,6 +381,13 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
 		col = HS_COL_CLAMP;
 	}
 	st->col = col;
+}
+
+/* The stream state to resume from with the buffer that follows. */
+HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
+{
+	*st = s->st;
+	hs_stream_canon(st, hs_col(s, s->pos));
 }
 
 HS_INLINE int hs_is_eol(__u8 b)

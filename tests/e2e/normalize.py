@@ -124,7 +124,7 @@ class Trial:
         if ok:
             return True
         self.note("%s: not acknowledged at first" % what)
-        if c.resend(tries=3, timeout=0.3):
+        if c.resend(tries=4, timeout=0.5):
             return True
         self.problem("%s: never acknowledged, even resent (DROP)" % what)
         self.lost = True

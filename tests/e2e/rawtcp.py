@@ -339,12 +339,12 @@ class Conn:
             self.snd_max = end
         return end
 
-    def send(self, data, wait=True, timeout=0.6, **kw):
+    def send(self, data, wait=True, timeout=1.0, **kw):
         """A segment at snd_nxt; with @wait, True once the server acknowledged it."""
         end = self.segment(data, **kw)
         return self.wait_ack(end, timeout) if wait else True
 
-    def wait_ack(self, seq, timeout=0.6):
+    def wait_ack(self, seq, timeout=1.0):
         """Wait until the server acknowledged every byte before absolute @seq."""
         end = time.monotonic() + timeout
         while True:

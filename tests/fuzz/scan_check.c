@@ -194,11 +194,8 @@ static int compile_list(const uint8_t *text, size_t len)
 	return r ? -1 : 0;
 }
 
-static void load_list(const struct sc_input *in)
+static void load_text(const uint8_t *text, size_t len)
 {
-	const uint8_t *text = in->list;
-	size_t len = in->list_len;
-
 	if (!text || len > sizeof(g_list.text)) {
 		text = (const uint8_t *)default_list;
 		len = sizeof(default_list) - 1;
@@ -216,6 +213,21 @@ static void load_list(const struct sc_input *in)
 	g_list.text_len = len;
 	g_list.valid = 1;
 	lib_set_filler((const char *)g_list.trie.fill);
+}
+
+static void load_list(const struct sc_input *in)
+{
+	load_text(in->list, in->list_len);
+}
+
+const struct hs_trie *sc_load(const uint8_t *text, size_t len, const struct lib_list **lib,
+			      const uint8_t **used, size_t *used_len)
+{
+	load_text(text, len);
+	*lib = &g_list.lib;
+	*used = g_list.text;
+	*used_len = g_list.text_len;
+	return &g_list.trie;
 }
 
 /* ---- one run, as bpf/hdrstrip.bpf.c drives the scanner ---- */

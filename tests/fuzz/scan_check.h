@@ -37,4 +37,13 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size);
 size_t sc_build(uint8_t *out, size_t cap, uint8_t mode, const char *list, const uint8_t *cuts,
 		size_t n_cuts, const uint8_t *stream, size_t len);
 
+struct hs_trie;
+struct lib_list;
+
+/* The compiled list of list text @text (NULL, or a list the parser
+ * refuses: the built-in one), with its naive reading in *@lib and the text
+ * actually compiled in *@used. Kept until the next call with other text. */
+const struct hs_trie *sc_load(const uint8_t *text, size_t len, const struct lib_list **lib,
+			      const uint8_t **used, size_t *used_len);
+
 #endif /* HDRSTRIP_FUZZ_SCAN_CHECK_H */

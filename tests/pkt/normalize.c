@@ -27,10 +27,12 @@
 #define MOVED(field) (a.field - b.field)
 
 static const char req_auth[] = "GET /n HTTP/1.1\r\nX-Internal-Auth: s\r\n\r\n",
-		  req_auth_m[] = "GET /n HTTP/1.1\r\nx-hdrstrip: xxxxxx\r\n\r\n";
+		  req_auth_m[] = "GET /n HTTP/1.1\r\nx-hdrstrip: xxxxxx\r\n\r\n",
+		  auth_m[] = "x-hdrstrip: xxxxxx\r\n";
 
-/* Change the config map's urgent policy or active trie slot (-1: keep). */
-static int set_config(struct th *h, int urgent, int slot)
+/* Change the config map's urgent policy, active trie slot or on-error
+ * policy (-1: keep). */
+static int set_config3(struct th *h, int urgent, int slot, int on_error)
 {
 	struct hs_config cfg;
 	__u32 key = 0;
@@ -41,7 +43,14 @@ static int set_config(struct th *h, int urgent, int slot)
 		cfg.urgent = (__u8)urgent;
 	if (slot >= 0)
 		cfg.active_slot = (__u32)slot;
+	if (on_error >= 0)
+		cfg.on_error = (__u8)on_error;
 	return bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY) ? -errno : 0;
+}
+
+static int set_config(struct th *h, int urgent, int slot)
+{
+	return set_config3(h, urgent, slot, -1);
 }
 
 /* A list compiled into trie slot @slot. */
@@ -407,6 +416,41 @@ static int update(struct th *h, enum th_hook hook)
 	return bad + (set_config(h, -1, 0) != 0);
 }
 
+/* --on-error pass: what the policy lets through is checked line by line
+ * where it can be (flow.h's hs_seg_policy_pass()). */
+static int policy_pass(struct th *h, enum th_hook hook)
+{
+	static const char head[] = "GET /p HTTP/1.1\r\nHost: a\r\n", gap[] = "Accept: */*\r\n",
+			  auth[] = "X-Internal-Auth: s\r\n";
+	const char *hn = th_hook_name[hook];
+	struct hs_counters b, a;
+	struct st_conn c;
+	__u8 got[256];
+	int bad = 0;
+
+	if (set_config3(h, -1, -1, HS_POLICY_PASS))
+		return 1;
+	/* A field line ahead of a gap in the header: passed, masked all the
+	 * same; the gap's bytes then come in order. */
+	st_conn_init(&c, h, hook, 45041, "field ahead of a gap, --on-error pass");
+	bad += st_send_ctl(&c, TCP_SYN) != 1;
+	bad += st_send_at(&c, c.next, 0, head, sizeof(head) - 1, NULL) != 1;
+	c.next += sizeof(head) - 1;
+	th_counters(h, &b);
+	bad += st_send_at(&c, c.next + sizeof(gap) - 1, 0, auth, sizeof(auth) - 1, got) != 1;
+	th_counters(h, &a);
+	bad += st_check_out(&c, got, auth_m, "checked line by line");
+	bad += st_diff1(c.what, hn, "out_of_order", MOVED(out_of_order), 1);
+	bad += st_diff1(c.what, hn, "untracked", MOVED(untracked), 1);
+	bad += st_send_at(&c, c.next, 0, gap, sizeof(gap) - 1, got) != 1;
+	bad += st_check_out(&c, got, gap, "the gap, in order");
+	c.next += sizeof(gap) - 1;
+	/* Its retransmission, in order now, is read with the stream. */
+	bad += st_send_at(&c, c.next, 0, auth, sizeof(auth) - 1, got) != 1;
+	bad += st_check_out(&c, got, auth_m, "in order");
+	return bad + (set_config3(h, -1, -1, HS_POLICY_DROP) != 0);
+}
+
 int st_normalize(struct th *h)
 {
 	int hook, bad = 0;
@@ -420,6 +464,7 @@ int st_normalize(struct th *h)
 		bad += control(h, (enum th_hook)hook);
 		bad += filler(h, (enum th_hook)hook);
 		bad += update(h, (enum th_hook)hook);
+		bad += policy_pass(h, (enum th_hook)hook);
 	}
 	h->keep_flows = 0;
 	th_forget_flows(h);

@@ -22,7 +22,8 @@ $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/tes
 # What the fuzzers found (tests/fuzz), replayed through their oracles and
 # written out against the scanner.
 FUZZ_REGRESS_BIN := $(OUTPUT)/tests/test_fuzz_regress
-FUZZ_ORACLE_SRCS := tests/fuzz/scan_check.c tests/fuzz/hlist_check.c tests/fuzz/liberal.c
+FUZZ_ORACLE_SRCS := tests/fuzz/scan_check.c tests/fuzz/hlist_check.c tests/fuzz/liberal.c \
+	tests/fuzz/tcp_check.c tests/fuzz/tcp_model.c tests/fuzz/seg_drive.c
 
 $(FUZZ_REGRESS_BIN): $(UNIT_DIR)/test_fuzz_regress.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
 		$(FUZZ_ORACLE_SRCS) $(wildcard tests/fuzz/*.h) $(PURE_SRCS) $(SHARED_HDRS) \
@@ -39,7 +40,7 @@ CLI_SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/%.o,$(CLI_SRCS))
 $(OUTPUT)/san:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(OUTPUT)/san
+$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL) | $(OUTPUT)/san
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) -c $< -o $@
 
