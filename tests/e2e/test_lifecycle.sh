@@ -352,7 +352,12 @@ elif want_part 5; then
 	CG=$CG_ROOT/hse2e-life-$$
 	step "5: cgroup $CG" mkdir "$CG"
 	CG_ID=$(stat -c %i "$CG")
+	msg_ids() { { bpftool prog show name hdrstrip_msg 2>/dev/null || true; } | sed -nE 's/^([0-9]+): .*/\1/p' | sort; }
+	msg_ids >"$WORK/msg.before"
 	step "5: attach --cgroup" "$HDRSTRIP" attach --cgroup "$CG" --headers "$WORK/a.list"
+	# This attachment's sk_msg program: the one that was not there before.
+	OUR_MSG=$(msg_ids | comm -13 "$WORK/msg.before" -)
+	[ -n "$OUR_MSG" ] || fail "5: no new hdrstrip_msg program after the attach"
 	# A request from a process of the cgroup loses its internal line.
 	nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" \
 		"$PYTHON" "$E2E_DIR/client.py" "$S4" "$PORT_NODE" "${FIELDS[@]}" >"$WORK/cg.out" ||
@@ -369,11 +374,11 @@ elif want_part 5; then
 	expect_exit 0 "5: detach --cgroup-id" "$HDRSTRIP" detach --cgroup-id "$CG_ID"
 	[ ! -e "$BPFFS_ROOT/cgroup-$CG_ID" ] || fail "5: pins left: $(pins_of "cgroup-$CG_ID")"
 	log "ok: 5: no pins left"
-	msg_left() { ! bpftool prog show | grep -q "hdrstrip_msg"; }
-	# Other tests' proxy-mode programs would be named the same: only ours
-	# are in this test's bpffs, so wait for none of that name at all only when
-	# none existed before; else the pins are what counts.
-	poll_until 10 msg_left || log "note: an sk_msg program named hdrstrip_msg is loaded (another test's?)"
+	# The sk_msg program lives as long as the sockhash, which the pins
+	# held: freed after them (some time later: poll).
+	msg_gone() { ! bpftool prog show id "$OUR_MSG" >/dev/null 2>&1; }
+	poll_until 10 msg_gone || fail "5: the sk_msg program $OUR_MSG is still loaded"
+	log "ok: 5: the sk_msg program $OUR_MSG is freed (after ${POLL_WAITED} s)"
 	expect_exit 1 "5: detach --cgroup-id again" "$HDRSTRIP" detach --cgroup-id "$CG_ID"
 	CG=
 fi
