@@ -31,22 +31,15 @@ static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_prog
 				       int hook)
 {
 	struct hdrstrip *skel = hdrstrip__open();
-	struct bpf_map *maps[4];
-	int fds[4], r = 0;
+	int r = 0;
 
 	if (!skel)
 		return NULL;
-	maps[0] = skel->maps.trie;
-	maps[1] = skel->maps.config;
-	maps[2] = skel->maps.counters;
-	maps[3] = skel->maps.header_hits;
 	if (m) {
-		fds[0] = m->trie;
-		fds[1] = m->config;
-		fds[2] = m->counters;
-		fds[3] = m->header_hits;
-		for (size_t i = 0; i < HS_ARRAY_SIZE(maps) && !r; i++)
-			r = bpf_map__reuse_fd(maps[i], fds[i]);
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits };
+
+		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
 	}
 	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
@@ -59,12 +52,6 @@ static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_prog
 		return NULL;
 	}
 	return skel;
-}
-
-/* Our own copy of a map's fd, which outlives the skeleton. */
-static int dup_fd(int fd)
-{
-	return fd < 0 ? -EBADF : fcntl(fd, F_DUPFD_CLOEXEC, 3);
 }
 
 int maps_create(const struct dev *d, struct dev_maps *m)
@@ -82,14 +69,10 @@ int maps_create(const struct dev *d, struct dev_maps *m)
 	bpf_map__set_max_entries(skel->maps.flows, 1);
 	r = hdrstrip__load(skel);
 	if (!r) {
-		m->trie = dup_fd(bpf_map__fd(skel->maps.trie));
-		m->config = dup_fd(bpf_map__fd(skel->maps.config));
-		m->counters = dup_fd(bpf_map__fd(skel->maps.counters));
-		m->header_hits = dup_fd(bpf_map__fd(skel->maps.header_hits));
-		if (m->trie < 0 || m->config < 0 || m->counters < 0 || m->header_hits < 0) {
-			r = -errno;
-			dev_maps_close(m);
-		}
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits };
+
+		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
 	}
 	hdrstrip__destroy(skel);
 	return r;

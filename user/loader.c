@@ -156,6 +156,33 @@ void dev_maps_close(struct dev_maps *m)
 	}
 }
 
+int dev_maps_reuse(const struct dev_maps *m, struct bpf_map *const *maps, size_t n)
+{
+	struct dev_maps fds = *m;
+	int r = 0;
+
+	for (size_t i = 0; i < n && i < HS_ARRAY_SIZE(map_names) && !r; i++)
+		r = bpf_map__reuse_fd(maps[i], *dev_map_slot(&fds, i));
+	return r;
+}
+
+int dev_maps_dup(struct dev_maps *m, struct bpf_map *const *maps, size_t n)
+{
+	dev_maps_init(m);
+	for (size_t i = 0; i < n && i < HS_ARRAY_SIZE(map_names); i++) {
+		int *fd = dev_map_slot(m, i);
+
+		*fd = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 3);
+		if (*fd < 0) {
+			int e = -errno;
+
+			dev_maps_close(m);
+			return e;
+		}
+	}
+	return 0;
+}
+
 __u32 map_id(int fd)
 {
 	struct bpf_map_info mi = { 0 };

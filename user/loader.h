@@ -66,6 +66,13 @@ struct dev_maps {
 
 void dev_maps_init(struct dev_maps *m);
 void dev_maps_close(struct dev_maps *m);
+/* A skeleton's maps, in struct dev_maps' order (trie, config, counters,
+ * header_hits, socks; the first @n): bound to @m's fds before load, so its
+ * programs use the device's maps; or copied into @m after load, to outlive
+ * the skeleton. */
+struct bpf_map;
+int dev_maps_reuse(const struct dev_maps *m, struct bpf_map *const *maps, size_t n);
+int dev_maps_dup(struct dev_maps *m, struct bpf_map *const *maps, size_t n);
 /* The kernel's id of map @fd, 0 if unknown. */
 __u32 map_id(int fd);
 

@@ -29,24 +29,15 @@
 static struct hdrstrip_proxy *proxy_open(const struct dev_maps *m, int load_progs)
 {
 	struct hdrstrip_proxy *skel = hdrstrip_proxy__open();
-	struct bpf_map *maps[5];
-	int fds[5], r = 0;
+	int r = 0;
 
 	if (!skel)
 		return NULL;
-	maps[0] = skel->maps.trie;
-	maps[1] = skel->maps.config;
-	maps[2] = skel->maps.counters;
-	maps[3] = skel->maps.header_hits;
-	maps[4] = skel->maps.socks;
 	if (m) {
-		fds[0] = m->trie;
-		fds[1] = m->config;
-		fds[2] = m->counters;
-		fds[3] = m->header_hits;
-		fds[4] = m->socks;
-		for (size_t i = 0; i < HS_ARRAY_SIZE(maps) && !r; i++)
-			r = bpf_map__reuse_fd(maps[i], fds[i]);
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits, skel->maps.socks };
+
+		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
 	}
 	bpf_program__set_autoload(skel->progs.hdrstrip_sockops, load_progs);
 	bpf_program__set_autoload(skel->progs.hdrstrip_msg, load_progs);
@@ -68,16 +59,10 @@ int proxy_maps_create(struct dev_maps *m)
 		return -errno;
 	r = hdrstrip_proxy__load(skel);
 	if (!r) {
-		m->trie = fcntl(bpf_map__fd(skel->maps.trie), F_DUPFD_CLOEXEC, 3);
-		m->config = fcntl(bpf_map__fd(skel->maps.config), F_DUPFD_CLOEXEC, 3);
-		m->counters = fcntl(bpf_map__fd(skel->maps.counters), F_DUPFD_CLOEXEC, 3);
-		m->header_hits = fcntl(bpf_map__fd(skel->maps.header_hits), F_DUPFD_CLOEXEC, 3);
-		m->socks = fcntl(bpf_map__fd(skel->maps.socks), F_DUPFD_CLOEXEC, 3);
-		if (m->trie < 0 || m->config < 0 || m->counters < 0 || m->header_hits < 0 ||
-		    m->socks < 0) {
-			r = -errno;
-			dev_maps_close(m);
-		}
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits, skel->maps.socks };
+
+		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
 	}
 	hdrstrip_proxy__destroy(skel);
 	return r;

@@ -23,18 +23,8 @@
 #     switched last.
 # The test runs in a mount namespace of its own with a fresh bpffs: its
 # pins are its own, and pins can be hidden or made elsewhere at will.
-if [ -z "${HS_PRIVATE_MNT:-}" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "[test_lifecycle] SKIP: needs root (mount namespaces, BPF)"
-		exit 77
-	fi
-	exec unshare -m --propagation private env HS_PRIVATE_MNT=1 bash "$0" "$@"
-fi
-mount -t bpf bpf /sys/fs/bpf || {
-	echo "[test_lifecycle] FAIL: cannot mount a private bpffs" >&2
-	exit 1
-}
 . "$(dirname "$0")/lib.sh"
+private_bpffs "$@"
 
 e2e_init
 require_cli attach update detach status stats

@@ -18,18 +18,8 @@
 # calls a command) every FAULT_STRIDE-th (default 12), other syscalls every
 # call when there are at most 6, else every third; the last call of each
 # always. The figures are printed at the end.
-if [ -z "${HS_PRIVATE_MNT:-}" ]; then
-	if [ "$(id -u)" -ne 0 ]; then
-		echo "[test_faults] SKIP: needs root (mount namespaces, BPF)"
-		exit 77
-	fi
-	exec unshare -m --propagation private env HS_PRIVATE_MNT=1 bash "$0" "$@"
-fi
-mount -t bpf bpf /sys/fs/bpf || {
-	echo "[test_faults] FAIL: cannot mount a private bpffs" >&2
-	exit 1
-}
 . "$(dirname "$0")/../e2e/lib.sh"
+private_bpffs "$@"
 
 e2e_init
 require_cli attach update detach status
