@@ -347,10 +347,10 @@ static void check_agreement(struct seed *s, __u32 *removed_total)
 			for (__u32 j = 0; j < ref[k].nf; j++)
 				kept |= ref[k].f[j].name == r->f[i].name;
 			if (!kept) {
-				/* "x-hdrstrip" cut to the name's length, then ':' */
+				/* The filler name cut to the name's length, then ':' */
 				__u32 fill = r->f[i].nlen < 10 ? r->f[i].nlen : 10;
 
-				filler += !memcmp(line, "x-hdrstrip", fill) && line[fill] == ':';
+				filler += !memcmp(line, s->trie->fill, fill) && line[fill] == ':';
 			}
 			else if (memcmp(line, r->f[i].name, r->f[i].nlen))
 				die("the scanner changed a kept field of request %u", k + 1);

@@ -146,9 +146,11 @@ struct hs_mask_result {
  * Mask the internal field lines of the request that starts @buf (@len
  * bytes: the request line, the header block, and maybe more) in place, as
  * the kernel does: every byte of a matched field line, from its name to its
- * line end, becomes "x-hdrstrip: xxx...", so the block keeps its length and
- * shape and carries nothing of the original; continuation lines (obs-fold)
- * of a masked field are masked too. Bytes after the block are never
+ * line end, becomes "x-hdrstrip: xxx..." (its first byte the first of x, y,
+ * z, ... that no listed name starts with: "y-hdrstrip" for a list of X-...
+ * names), so the block keeps its length and shape and carries nothing of
+ * the original; continuation lines (obs-fold) of a masked field become the
+ * filler's first byte repeated. Bytes after the block are never
  * changed: a pipelined request that follows (after the body the caller
  * frames) is masked by a call of its own. Masking a masked block again
  * changes nothing, so a caller that got HS_MASK_INCOMPLETE may call again

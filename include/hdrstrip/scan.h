@@ -45,10 +45,10 @@
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
- * the list's filler name (hs_trie.fill: "x-hdrstrip", or another first
- * byte where the list names some "x..." field, so that no cut of it is a
- * listed name) cut to fit, ':' ' ' and then 'x' bytes; continuation lines
- * of a masked field keep their leading SP/HTAB and become 'x' bytes. The
+ * the list's filler name (hs_trie.fill: "x-hdrstrip" whose first byte
+ * starts no listed name: 'y' for most lists, which name "x-..." fields)
+ * cut to fit, ':' ' ' and then 'x' bytes; continuation lines of a masked
+ * field keep their leading SP/HTAB and become the filler's first byte. The
  * result is a valid field line of the same length that carries nothing of
  * the original. When a buffer ends inside a name that could still match,
  * the name's bytes in that buffer are rewritten as if it matched (they
@@ -443,6 +443,14 @@ HS_INLINE __u8 hs_fill_byte(const struct hs_trie *t, __u32 col, __u32 name_fill)
 	if (col == name_fill + 1)
 		return ' ';
 	return 'x';
+}
+
+/* The byte a masked continuation line is made of (after its SP/HTAB run):
+ * the filler name's first byte, which starts no listed name, so that the
+ * line read on its own is no listed field either. */
+HS_INLINE __u8 hs_fill_cont(const struct hs_trie *t)
+{
+	return (__u8)t->fill[0];
 }
 
 /* Contribution of byte @b at offset @off to a memory-order 16-bit sum. */
@@ -1031,7 +1039,7 @@ HS_INLINE void hs_step_mask_byte(struct hs_scan *s, const struct hs_trie *t, __u
 	s->st.flags &= ~HS_SF_KEEP_WS;
 	hs_rewrite_byte(s, p, pos,
 			(s->st.flags & HS_SF_FILL_X)
-				? 'x'
+				? hs_fill_cont(t)
 				: hs_fill_byte(t, hs_col(s, pos), s->st.name_fill));
 	s->pos = hs_off(pos + 1);
 }
@@ -1283,11 +1291,13 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 					break;
 			}
 			keep = c == 8 ? 0 : ~0ULL << (8 * c);
-			fill = HS_ONES * 'x';
 			col = hs_col(s, pos + off);
-			if (!(s->st.flags & HS_SF_FILL_X) && s->st.name_fill == HS_FILL_NAME_LEN &&
-			    col < HS_FILL_NAME_LEN + 2u)
+			if (s->st.flags & HS_SF_FILL_X)
+				fill = HS_ONES * hs_fill_cont(t);
+			else if (s->st.name_fill == HS_FILL_NAME_LEN && col < HS_FILL_NAME_LEN + 2u)
 				fill = hs_fill_word(t, col);
+			else
+				fill = HS_ONES * 'x';
 			nw = (w & keep) | (fill & ~keep);
 			hs_store64(p + off, nw);
 			s->csum_acc += hs_csum_word(s, pos + off, nw) + 5 * 0xffffULL -

@@ -110,8 +110,9 @@ struct hs_trie {
 	/* +8: the 8-byte label compare may read past the last label. */
 	__u8 labels[HS_MAX_LABEL_BYTES + 8];
 	/* What a masked line becomes (scan.h): the filler name's ten bytes,
-	 * then ": xxxx", little-endian. No cut of the name is listed, and no
-	 * name continues it: its walk from the root dies within two bytes. */
+	 * then ": xxxx", little-endian. Its first byte starts no listed name
+	 * (its walk from the root dies at once), so no line it begins is a
+	 * listed field, whatever follows. */
 	__u64 fill[2];
 };
 

@@ -12,7 +12,7 @@ Expected field lines: every line sent, in order, byte for byte, except that
 a line whose name is in LIST (a naive reading of the header-list format:
 exact names, 'prefix*' rules, case-insensitive, '_' as '-' unless
 '@fold-underscore off') becomes the masked line of the same length:
-"x-hdrstrip: xxx...". Names in --ignore are left out on both sides (lines
+"y-hdrstrip: xxx..." (the filler name, set from the list). Names in --ignore are left out on both sides (lines
 a proxy adds or rewrites). With --unmasked every line is expected as sent.
 Also fails when any reported line still holds a listed name.
 
@@ -27,7 +27,18 @@ Exit status 0 when the report matches, 1 otherwise.
 import argparse
 import sys
 
+# The filler name: "x-hdrstrip" with the first of these bytes that no listed
+# name starts with (set from the list, choose_fill()).
+FILL_ORDER = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~"
 FILL = "x-hdrstrip"
+
+
+def choose_fill(rules, fold):
+    firsts = {(r.replace("_", "-") if fold else r)[:1] for r, _, _ in rules}
+    for c in FILL_ORDER:
+        if (c.replace("_", "-") if fold else c) not in firsts:
+            return c + "-hdrstrip"
+    return None
 
 
 def esc(raw: bytes) -> str:
@@ -106,14 +117,15 @@ def split_messages(data: bytes):
 
 def all_masks(line: bytes):
     """Every masked form hdrstrip may give @line: the filler name cut to the
-    length of the name it replaced (at most "x-hdrstrip")."""
+    length of the name it replaced (at most its ten bytes)."""
     n = len(line)
     return {(FILL[:nf] + ": " + "x" * (n - nf - 2)).encode()
             for nf in range(0, min(len(FILL), n - 2) + 1)}
 
 
 # The bytes a masked line may hold: the filler name, ':', ' ', 'x'.
-FILLER_BYTES = set("x-hdrstrip: ")
+def filler_bytes():
+    return set(FILL + ": x")
 
 
 def resynced(got: str, want: str) -> bool:
@@ -126,7 +138,7 @@ def resynced(got: str, want: str) -> bool:
     k = 0
     while k < len(got) and got[k] == want[k]:
         k += 1
-    return set(got[k:]) <= FILLER_BYTES
+    return set(got[k:]) <= filler_bytes()
 
 
 def may_be_premasked(rules, fold, name):
@@ -218,7 +230,9 @@ def check(req, resp, list_path=None, unmasked=False, ignore="host,connection",
     verdict, returns 0 (as expected) or 1."""
     opts = argparse.Namespace(unmasked=unmasked, premask_ok=premask_ok, resync_ok=resync_ok)
     ignored = {x.strip().lower() for x in ignore.split(",") if x.strip()}
+    global FILL
     rules, fold = read_list(list_path) if list_path else ([], True)
+    FILL = choose_fill(rules, fold) or FILL
     if not pipelined:
         return check_one(opts, rules, fold, ignored, req, resp.decode("latin-1"))
     reqs, resps = split_messages(req), split_messages(resp)

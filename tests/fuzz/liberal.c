@@ -187,7 +187,8 @@ int lib_filler(const uint8_t *buf, size_t start, size_t end)
 
 	while (a < end && (buf[a] == ' ' || buf[a] == '\t'))
 		a++;
-	for (i = a; i < end && buf[i] == 'x'; i++)
+	/* A masked continuation: the filler's first byte repeated. */
+	for (i = a; i < end && buf[i] == (uint8_t)fill_name[0]; i++)
 		;
 	if (i == end)
 		return 1;

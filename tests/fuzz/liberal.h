@@ -68,8 +68,9 @@ int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne);
 
 /*
  * The shapes a masked line may have, after the SP/HTAB run it keeps at its
- * start: "x-hdrstrip" cut to k bytes (k <= 10), ':', ' ', then 'x' bytes,
- * itself possibly cut short; or 'x' bytes only (a masked continuation).
+ * start: the filler name (lib_set_filler()) cut to k bytes (k <= 10), ':',
+ * ' ', then 'x' bytes, itself possibly cut short; or the filler name's first
+ * byte only (a masked continuation).
  * Blanks before the first shape may have been kept (a line whose name
  * began in a later segment than its leading blanks), and the shape then
  * starts at their column. Returns 1 when [start, end) of @buf has one.

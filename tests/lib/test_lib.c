@@ -267,9 +267,9 @@ static void test_mask_basic(void **state)
 				  "X-Internal-Auth: in the body\r\n";
 	static const char want[] = "GET /x HTTP/1.1\r\n"
 				   "Host: example.com\r\n"
-				   "x-hdrstrip: xxxxxxxxxxx\r\n"
+				   "y-hdrstrip: xxxxxxxxxxx\r\n"
 				   "Accept: */*\r\n"
-				   "x-hdrstr: x\r\n"
+				   "y-hdrstr: x\r\n"
 				   "\r\n"
 				   "X-Internal-Auth: in the body\r\n";
 	struct hs_mask_result res;
@@ -308,7 +308,7 @@ static void test_mask_statuses(void **state)
 	static const char nothttp[] = "\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03";
 	static const char part[] = "GET / HTTP/1.1\r\nHost: a\r\nX-Internal-Auth: s3c";
 	static const char fold[] = "GET / HTTP/1.0\nX-Internal-Auth: a\n  continued\nB: c\n\n";
-	static const char foldw[] = "GET / HTTP/1.0\nx-hdrstrip: xxxxxx\n  xxxxxxxxx\nB: c\n\n";
+	static const char foldw[] = "GET / HTTP/1.0\ny-hdrstrip: xxxxxx\n  yyyyyyyyy\nB: c\n\n";
 	struct hs_mask_result res;
 	hs_matcher *m = compile_str(basic_list);
 	char *out;
@@ -396,7 +396,7 @@ static void test_mask_limit(void **state)
 
 		assert_memory_equal(buf + first, "X-Internal-Auth: 0123456789abc\r\n", 32);
 	}
-	assert_memory_equal(buf + strlen(head), "x-hdrstrip: xxxx", 16);
+	assert_memory_equal(buf + strlen(head), "y-hdrstrip: xxxx", 16);
 	free(buf);
 	hs_free(m);
 }
@@ -519,6 +519,7 @@ struct ref_list {
 	char names[1100][140]; /* folded; prefix rules without the '*' */
 	int prefix[1100], drop[1100];
 	int n;
+	char fill[11]; /* the filler name: its first byte starts no name */
 };
 
 static void ref_fold(char *s, size_t len)
@@ -551,6 +552,19 @@ static void ref_load(struct ref_list *rl, const char *text)
 		snprintf(rl->names[rl->n], sizeof(rl->names[0]), "%s", name);
 		rl->drop[rl->n] = act && !strcasecmp(act, "drop");
 		rl->n++;
+	}
+	/* The documented choice: "x-hdrstrip" with the first of these bytes
+	 * that no listed name (folded) starts with. */
+	snprintf(rl->fill, sizeof(rl->fill), "x-hdrstrip");
+	for (const char *c = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~"; *c; c++) {
+		int used = 0;
+
+		for (int i = 0; i < rl->n && !used; i++)
+			used = rl->names[i][0] == *c;
+		if (!used) {
+			rl->fill[0] = *c;
+			break;
+		}
 	}
 }
 
@@ -606,11 +620,10 @@ static int ref_mask(const struct ref_list *rl, const char *req, size_t len, char
 			if (r >= 0 && rl->drop[r])
 				return HS_MASK_DROP;
 			if (r >= 0) {
-				static const char fill[] = "x-hdrstrip";
 				size_t nf = nlen < 10 ? nlen : 10;
 
 				for (size_t c = 0; c < content; c++)
-					out[pos + c] = c < nf	     ? fill[c]
+					out[pos + c] = c < nf	     ? rl->fill[c]
 						       : c == nf     ? ':'
 						       : c == nf + 1 ? ' '
 								     : 'x';

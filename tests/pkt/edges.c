@@ -57,7 +57,7 @@ int pt_junk_bytes(struct th *h)
 		/* One junk byte between the name and the colon: 16 bytes
 		 * before the colon, so the whole filler name. */
 		n = (size_t)snprintf(in, sizeof(in), RL HOST "X-Internal-Auth%c: a\r\n\r\n", j);
-		snprintf(out, sizeof(out), RL HOST "x-hdrstrip: xxxxxxx\r\n\r\n");
+		snprintf(out, sizeof(out), RL HOST "y-hdrstrip: xxxxxxx\r\n\r\n");
 		snprintf(what, sizeof(what), "junk byte %#04x before the colon", j);
 		c = dyn(what, in, n, out);
 		set_http(&c.delta, 2, 1, 1);
@@ -67,7 +67,7 @@ int pt_junk_bytes(struct th *h)
 		/* Two of them, upper case and '_' in the name. */
 		n = (size_t)snprintf(in, sizeof(in), RL HOST "X_INTERNAL_AUTH%c%c: a\r\n\r\n", j,
 				     j);
-		snprintf(out, sizeof(out), RL HOST "x-hdrstrip: xxxxxxxx\r\n\r\n");
+		snprintf(out, sizeof(out), RL HOST "y-hdrstrip: xxxxxxxx\r\n\r\n");
 		snprintf(what, sizeof(what), "two junk bytes %#04x before the colon", j);
 		c = dyn(what, in, n, out);
 		set_http(&c.delta, 2, 1, 1);
@@ -79,9 +79,9 @@ int pt_junk_bytes(struct th *h)
 		 * bytes are masked with the name. */
 		n = (size_t)snprintf(in, sizeof(in), RL HOST "%cX-Internal-Auth: a\r\n\r\n", j);
 		if (cont)
-			snprintf(out, sizeof(out), RL HOST "%cx-hdrstrip: xxxxxx\r\n\r\n", j);
+			snprintf(out, sizeof(out), RL HOST "%cy-hdrstrip: xxxxxx\r\n\r\n", j);
 		else
-			snprintf(out, sizeof(out), RL HOST "x-hdrstrip: xxxxxxx\r\n\r\n");
+			snprintf(out, sizeof(out), RL HOST "y-hdrstrip: xxxxxxx\r\n\r\n");
 		snprintf(what, sizeof(what), "junk byte %#04x before the name", j);
 		c = dyn(what, in, n, out);
 		set_http(&c.delta, cont ? 1 : 2, 1, 1);
@@ -220,7 +220,7 @@ static size_t sized_request(size_t frame_len, char *in, char *out)
 {
 	const size_t hdrs = 14 + 20 + 20;
 	static const char head[] = RL HOST "X-Pad: ", tail[] = "\r\nX-Internal-Auth: a\r\n\r\n",
-			  tail_m[] = "\r\nx-hdrstrip: xxxxxx\r\n\r\n";
+			  tail_m[] = "\r\ny-hdrstrip: xxxxxx\r\n\r\n";
 	size_t pad = frame_len - hdrs - (sizeof(head) - 1) - (sizeof(tail) - 1), n;
 
 	n = sizeof(head) - 1;
@@ -302,7 +302,7 @@ int pt_many_headers(struct th *h, int n_benign)
 {
 	static char in[PB_MAX_PKT], out[PB_MAX_PKT];
 	static const char auth[] = "X-Internal-Auth: a\r\n\r\n",
-			  auth_m[] = "x-hdrstrip: xxxxxx\r\n\r\n";
+			  auth_m[] = "y-hdrstrip: xxxxxx\r\n\r\n";
 	size_t n = 0;
 	struct pt_case c;
 	int i;
@@ -325,8 +325,8 @@ int pt_many_headers(struct th *h, int n_benign)
 int pt_trie_swap(struct th *h)
 {
 	static const char in[] = RL "X-Internal-Auth: a\r\nX-B-Only: b\r\n\r\n";
-	static const char out_a[] = RL "x-hdrstrip: xxxxxx\r\nX-B-Only: b\r\n\r\n";
-	static const char out_b[] = RL "X-Internal-Auth: a\r\nx-hdrstr: x\r\n\r\n";
+	static const char out_a[] = RL "y-hdrstrip: xxxxxx\r\nX-B-Only: b\r\n\r\n";
+	static const char out_b[] = RL "X-Internal-Auth: a\r\ny-hdrstr: x\r\n\r\n";
 	static const __u16 port80 = 80;
 	struct hs_trie *tb = calloc(1, sizeof(*tb));
 	struct pt_case c;

@@ -27,8 +27,8 @@
 #define MOVED(field) (a.field - b.field)
 
 static const char req_auth[] = "GET /n HTTP/1.1\r\nX-Internal-Auth: s\r\n\r\n",
-		  req_auth_m[] = "GET /n HTTP/1.1\r\nx-hdrstrip: xxxxxx\r\n\r\n",
-		  auth_m[] = "x-hdrstrip: xxxxxx\r\n";
+		  req_auth_m[] = "GET /n HTTP/1.1\r\ny-hdrstrip: xxxxxx\r\n\r\n",
+		  auth_m[] = "y-hdrstrip: xxxxxx\r\n";
 
 /* Change the config map's urgent policy, active trie slot or on-error
  * policy (-1: keep). */
@@ -337,7 +337,7 @@ static int control(struct th *h, enum th_hook hook)
 	th_counters(h, &b);
 	bad += st_send_at(&c, 0x10000001, 0, body, sizeof(body) - 1, got) != 1;
 	th_counters(h, &a);
-	bad += st_check_out(&c, got, "x-hdrstrip: xxxxxxx\r\n", "checked line by line");
+	bad += st_check_out(&c, got, "y-hdrstrip: xxxxxxx\r\n", "checked line by line");
 	bad += st_diff1(c.what, hn, "untracked", MOVED(untracked), 1);
 
 	/* TCP Fast Open: the SYN's data starts the stream. */

@@ -26,9 +26,9 @@
  *    SP/HTAB run of a continuation line) to its end: the filler name cut to
  *    the length of the text before the colon (or of the whole line), ':',
  *    ' ', 'x'...; a masked field's continuation lines keep their SP/HTAB
- *    run and become 'x'. The filler name is "x-hdrstrip", or, when one of
- *    its cuts is a listed name, the same with the first byte (or the first
- *    two) taken from "xyzqj..." so that none is;
+ *    run and become the filler name's first byte. The filler name is
+ *    "x-hdrstrip" with its first byte the first of "xyzqj..." that starts
+ *    no rule's name;
  *  - a segment that ends inside a name that some rule could still match
  *    (a prefix of a listed name, or past a prefix rule's bytes, or a whole
  *    listed name followed by blanks) has that name's bytes in the segment
@@ -92,26 +92,24 @@ static int space(char c)
 
 static int match(const struct ref_list *l, const __u8 *name, size_t n);
 
-/* The filler name: "x-hdrstrip" with its first byte, or first two, taken
- * from @order until none of its cuts matches a rule. */
+/* The filler name: "x-hdrstrip" with its first byte taken from @order:
+ * the first that begins no rule's name (a prefix rule's included). */
 static void pick_fill(struct ref_list *l)
 {
 	static const char order[] = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~";
-	size_t i, j, n, k;
 
-	for (n = 0; n < 2; n++) {
-		for (i = 0; order[i]; i++) {
-			for (j = 0; n ? order[j] != 0 : j == 0; j++) {
-				memcpy(l->fill, "x-hdrstrip", 11);
-				l->fill[0] = order[i];
-				if (n)
-					l->fill[1] = order[j];
-				for (k = 1; k <= 10; k++)
-					if (match(l, (const __u8 *)l->fill, k) >= 0)
-						break;
-				if (k > 10)
-					return;
-			}
+	memcpy(l->fill, "x-hdrstrip", 11);
+	for (size_t i = 0; order[i]; i++) {
+		size_t r;
+
+		for (r = 0; r < l->n; r++)
+			if (l->rules[r].len &&
+			    fold((__u8)l->rules[r].name[0], l->fold_underscore) ==
+				    fold((__u8)order[i], l->fold_underscore))
+				break;
+		if (r == l->n) {
+			l->fill[0] = order[i];
+			return;
 		}
 	}
 }
@@ -345,7 +343,7 @@ static void touch(struct ref *s, size_t from, size_t to, size_t col0, size_t nam
 	size_t i;
 
 	for (i = from; i < to; i++) {
-		s->b[i] = fill_x ? 'x' : fill_byte(s->l, i - col0, name_len);
+		s->b[i] = fill_x ? (__u8)s->l->fill[0] : fill_byte(s->l, i - col0, name_len);
 		if (s->touched)
 			s->touched[i] = 1;
 	}

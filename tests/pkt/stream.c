@@ -464,7 +464,7 @@ struct framing_case {
 
 #define RQ "POST /u HTTP/1.1\r\nHost: h\r\n"
 #define AUTH "X-Internal-Auth: a\r\n"
-#define AUTH_M "x-hdrstrip: xxxxxx\r\n"
+#define AUTH_M "y-hdrstrip: xxxxxx\r\n"
 #define NEXT "GET /n HTTP/1.1\r\n" AUTH "\r\n"
 #define NEXT_M "GET /n HTTP/1.1\r\n" AUTH_M "\r\n"
 
@@ -584,8 +584,8 @@ int st_diff1(const char *what, const char *hook, const char *counter, __u64 got,
 #define SEG1 "GET /a HTTP/1.1\r\nHost: h\r\n"
 #define SEG2 "X-Internal-Auth: s\r\nAccept: */*\r\n"
 #define SEG3 "X-Internal-Trace: t\r\n\r\n"
-#define SEG2_M "x-hdrstrip: xxxxxx\r\nAccept: */*\r\n"
-#define SEG3_M "x-hdrstrip: xxxxxxx\r\n\r\n"
+#define SEG2_M "y-hdrstrip: xxxxxx\r\nAccept: */*\r\n"
+#define SEG3_M "y-hdrstrip: xxxxxxx\r\n\r\n"
 
 int st_check_out(struct st_conn *c, const __u8 *got, const char *want, const char *step)
 {
@@ -742,14 +742,14 @@ int st_split_names(struct th *h, struct st_stats *st)
      * line: inside a name the list can still match. */
 		size_t from, upto;
 	} lines[] = {
-		{ "X-Internal-Auth: secret\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 1, 0, 15 },
-		{ "x_edge_foo \x0b: 1\r\n", "x-hdrstrip: xxx\r\n", 1, 0, 12 },
-		{ "X-A: 1\r\n", "x-h: x\r\n", 1, 0, 3 },
-		{ " X-Internal-Trace: t\r\n", " x-hdrstrip: xxxxxxx\r\n", 1, 1, 17 },
-		{ "X-Internal-Autx: benign\r\n", "x-hdrstrip: xxxxxxxxxxx\r\n", 0, 0, 14 },
-		{ "X-Edge: 1\r\n", "x-hdrs: x\r\n", 0, 0, 6 },
+		{ "X-Internal-Auth: secret\r\n", "y-hdrstrip: xxxxxxxxxxx\r\n", 1, 0, 15 },
+		{ "x_edge_foo \x0b: 1\r\n", "y-hdrstrip: xxx\r\n", 1, 0, 12 },
+		{ "X-A: 1\r\n", "y-h: x\r\n", 1, 0, 3 },
+		{ " X-Internal-Trace: t\r\n", " y-hdrstrip: xxxxxxx\r\n", 1, 1, 17 },
+		{ "X-Internal-Autx: benign\r\n", "y-hdrstrip: xxxxxxxxxxx\r\n", 0, 0, 14 },
+		{ "X-Edge: 1\r\n", "y-hdrs: x\r\n", 0, 0, 6 },
 		/* 'c' starts cdn-trace-id: one byte only, not the framing name */
-		{ "Content-Length: 0\r\n", "x-hdrstrip: xxxxx\r\n", 0, 0, 1 },
+		{ "Content-Length: 0\r\n", "y-hdrstrip: xxxxx\r\n", 0, 0, 1 },
 		{ "Accept: x\r\n", NULL, 0, 0, 0 },
 	};
 	static const char pre[] = "GET / HTTP/1.1\r\nHost: h\r\n", post[] = "\r\n";
@@ -818,9 +818,9 @@ int st_eviction(const char *obj_path, unsigned int max_flows)
 			  cont[] = "Accept: a\r\nX-Internal-Auth: leak\r\n\r\n"
 				   "POST / HTTP/1.1\r\nContent-Length: 24\r\n\r\n"
 				   "X-Internal-Auth: hidden\r\n",
-			  cont_m[] = "Accept: a\r\nx-hdrstrip: xxxxxxxxx\r\n\r\n"
+			  cont_m[] = "Accept: a\r\ny-hdrstrip: xxxxxxxxx\r\n\r\n"
 				     "POST / HTTP/1.1\r\nContent-Length: 24\r\n\r\n"
-				     "x-hdrstrip: xxxxxxxxxxx\r\n";
+				     "y-hdrstrip: xxxxxxxxxxx\r\n";
 	struct hs_counters b, a;
 	struct hs_flow_key k;
 	struct th h;

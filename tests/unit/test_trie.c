@@ -233,6 +233,50 @@ static void test_compile_rejects_bad_name_length(void **state)
 	free(t);
 }
 
+/* The filler name's first byte starts no listed name (so no masked line,
+ * whatever follows it, reads as a listed field); there is always one. */
+static void test_filler_first_byte(void **state)
+{
+	static const char order[] = "xyzqjkvwgfhbpmdcnlutsroiea0123456789!#$%&'*+.^`|~";
+	static const struct {
+		const char *list, *fill;
+	} cases[] = {
+		{ "Accept-Foo\n", "x-hdrstrip" },
+		{ "X-Internal-Auth\nx-edge-*\n", "y-hdrstrip" },
+		{ "x\nY-a\nz*\n", "q-hdrstrip" },
+	};
+	char text[1024];
+	size_t o = 0;
+	struct hs_list_opts opts;
+	struct hs_list l;
+	struct hs_err err;
+	struct hs_trie *t = calloc(1, sizeof(*t));
+
+	(void)state;
+	assert_non_null(t);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fixture fx;
+
+		fx_build(&fx, cases[i].list, -1);
+		assert_memory_equal(fx.trie->fill, cases[i].fill, 10);
+		assert_memory_equal((const char *)fx.trie->fill + 10, ": xxxx", 6);
+		assert_int_equal(hs_trie_step(fx.trie, HS_TRIE_ROOT, cases[i].fill[0]),
+				 HS_TRIE_DEAD);
+		fx_free(&fx);
+	}
+	/* Every candidate byte but '#' starts a name ('#' starts a comment in
+	 * a list, never a name): the filler takes '#'. */
+	for (size_t i = 0; order[i]; i++)
+		o += snprintf(text + o, sizeof(text) - o, "%ca\n", order[i]);
+	hs_list_opts_default(&opts);
+	assert_int_equal(hs_list_parse(text, o, TEST_LIST_PATH, &opts, &l, &err), 0);
+	assert_int_equal(l.n, sizeof(order) - 2);
+	assert_int_equal(hs_compile(&l, t, NULL, &err), 0);
+	assert_memory_equal(t->fill, "#-hdrstrip", 10);
+	hs_list_free(&l);
+	free(t);
+}
+
 /* States the lookup cannot be given by a compiled block still answer safely. */
 static void test_step_bad_states(void **state)
 {
@@ -1037,6 +1081,7 @@ int main(void)
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_compile_rejects_empty_list),
 		cmocka_unit_test(test_compile_rejects_bad_name_length),
+		cmocka_unit_test(test_filler_first_byte),
 		cmocka_unit_test(test_step_bad_states),
 		cmocka_unit_test(test_corpus_internal_headers),
 		cmocka_unit_test(test_corpus_bench_headers_118),
