@@ -97,6 +97,7 @@ deps:
 include tests/unit/unit.mk
 include tests/pkt/pkt.mk
 include tests/e2e/e2e.mk
+include tests/faults/faults.mk
 include bench/bench.mk
 include packaging/packaging.mk
 include tests/fuzz/fuzz.mk
@@ -104,7 +105,7 @@ include tests/verifier/verifier.mk
 include tests/lint/lint.mk
 
 # Every layer, each in its own make so a failure names its layer.
-TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-verifier test-pkt test-e2e test-ops
+TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-verifier test-pkt test-e2e test-faults test-ops
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all

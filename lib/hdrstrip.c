@@ -220,7 +220,9 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 	if (!res)
 		res = &local;
 	memset(res, 0, sizeof(*res));
-	if (!m || (!buf && len))
+	/* NULL is refused at any length, as documented: with len 0 it once
+	 * went on to scan nothing at NULL (pointer arithmetic on NULL). */
+	if (!m || !buf)
 		return -EINVAL;
 	end = scan_end(buf, len > HS_MAX_BUF ? HS_MAX_BUF : (__u32)len);
 	hs_stream_init(&st);

@@ -73,12 +73,16 @@ struct hs_rule_info {
  * Compile a header list held in @text (@len bytes, need not end in NUL).
  * @name names it in error messages ("<text>" if NULL). @opts may be NULL
  * for the defaults, @err may be NULL. Returns NULL on failure, with @err
- * filled in. The format is the one of hdrstrip(8), FILES section.
+ * filled in: code -EINVAL for a bad list (or NULL @text with a non-zero
+ * @len), -EFBIG for a list over 64 MiB, -ENOMEM. The format is the one of
+ * hdrstrip(8), FILES section.
  */
 hs_matcher *hs_compile_text(const char *text, size_t len, const char *name,
 			    const struct hs_compile_opts *opts, struct hs_error *err);
 
-/* Same, from a file ("-": standard input). */
+/* Same, from a file ("-": standard input). A file that cannot be opened or
+ * read is bad input too (bad_input 1) when the path is wrong: missing, a
+ * directory, a symlink loop, no permission. */
 hs_matcher *hs_compile_file(const char *path, const struct hs_compile_opts *opts,
 			    struct hs_error *err);
 

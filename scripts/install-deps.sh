@@ -12,6 +12,8 @@ PKGS=(
 	# tests
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
 	nodejs valgrind libclang-rt-14-dev man-db groff-base systemd
+	# make test-faults: kills the CLI at chosen syscalls
+	strace
 	# make lint, make fuzz-cov
 	cppcheck clang-tidy-14 clang-format-14 llvm-14
 	# benchmarks

@@ -30,32 +30,45 @@ static __u64 now_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* A port number: 1 to 5 digits, 1..65535; the bytes after it in *end. */
+static int port_number(const char *s, const char **end, unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *p = s;
+
+	while (*p >= '0' && *p <= '9' && p - s < 5)
+		v = v * 10 + (unsigned long)(*p++ - '0');
+	if (p == s || (*p >= '0' && *p <= '9') || v < 1 || v > 65535)
+		return -EINVAL;
+	*end = p;
+	*out = v;
+	return 0;
+}
+
+/* Items are N or N-M, separated by single commas: no empty item, no sign,
+ * no blank ("80," or "+80" is a typo, not a list). */
 int ports_parse(const char *s, __u64 *bitmap)
 {
-	char *copy = strdup(s), *tok, *save = NULL;
-	int r = 0, any = 0;
+	const char *p = s;
 
-	if (!copy)
-		return -ENOMEM;
 	memset(bitmap, 0, HS_PORT_WORDS * sizeof(__u64));
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char *end;
+	for (;;) {
 		unsigned long lo, hi;
 
-		lo = strtoul(tok, &end, 10);
+		if (port_number(p, &p, &lo))
+			return -EINVAL;
 		hi = lo;
-		if (*end == '-')
-			hi = strtoul(end + 1, &end, 10);
-		if (*end || end == tok || lo < 1 || hi > 65535 || lo > hi) {
-			r = -EINVAL;
-			break;
-		}
-		for (unsigned long p = lo; p <= hi; p++)
-			bitmap[p / 64] |= 1ULL << (p % 64);
-		any = 1;
+		if (*p == '-' && port_number(p + 1, &p, &hi))
+			return -EINVAL;
+		if (lo > hi)
+			return -EINVAL;
+		for (unsigned long q = lo; q <= hi; q++)
+			bitmap[q / 64] |= 1ULL << (q % 64);
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
 	}
-	free(copy);
-	return r ? r : any ? 0 : -EINVAL;
 }
 
 void ports_format(const __u64 *bitmap, char *buf, size_t size)
@@ -80,8 +93,8 @@ void ports_format(const __u64 *bitmap, char *buf, size_t size)
 	}
 }
 
-int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
-	       struct hs_trie *t, const struct apply_opts *o)
+int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+		  struct hs_trie *t, const struct apply_opts *o, struct hs_config *next)
 {
 	unsigned char fresh[HS_MAX_HIT_SLOTS];
 	__u32 reset[HS_MAX_HIT_SLOTS], n_reset = 0;
@@ -113,6 +126,8 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 	hs_slots_free(old);
 	if (r)
 		return r;
+	/* Slots no name of the active list uses: zeroing them changes no
+	 * counter packets see until the flip. */
 	for (__u32 s = 0; s < HS_MAX_HIT_SLOTS; s++)
 		if (fresh[s])
 			reset[n_reset++] = s;
@@ -130,6 +145,7 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		nanosleep(&ts, NULL);
 	}
 	t->generation = cfg.generation + 1;
+	/* The idle slot: packets read the active one until the flip. */
 	r = trie_write_slot(m, idle, t);
 	if (r)
 		return r;
@@ -149,7 +165,6 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		free(abs);
 	}
 	cfg.updated_ns = now_ns(CLOCK_REALTIME);
-	cfg.flipped_ns = now_ns(CLOCK_MONOTONIC);
 	if (o->ports)
 		memcpy(cfg.ports, o->ports, sizeof(cfg.ports));
 	if (o->on_error >= 0)
@@ -160,6 +175,23 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 		cfg.urgent = o->urgent;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
+	*next = cfg;
+	return 0;
+}
+
+int apply_commit(const struct dev_maps *m, struct hs_config *next)
+{
 	/* The flip: one map write. */
-	return config_write(m, &cfg);
+	next->updated_ns = now_ns(CLOCK_REALTIME);
+	next->flipped_ns = now_ns(CLOCK_MONOTONIC);
+	return config_write(m, next);
+}
+
+int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+	       struct hs_trie *t, const struct apply_opts *o)
+{
+	struct hs_config next;
+	int r = apply_prepare(d, m, l, t, o, &next);
+
+	return r ? r : apply_commit(m, &next);
 }

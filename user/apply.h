@@ -21,6 +21,13 @@ struct hs_list;
  * slots follow names across updates (see slots.h). */
 int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
 	       struct hs_trie *t, const struct apply_opts *o);
+/* The same in two steps: everything but the flip (packets still use the
+ * active list; @next is the config to switch to), then the flip. An attach
+ * loads and verifies its hook between the two, so a failed or killed
+ * attach leaves the running list as it was. */
+int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
+		  struct hs_trie *t, const struct apply_opts *o, struct hs_config *next);
+int apply_commit(const struct dev_maps *m, struct hs_config *next);
 
 /* "80,8080,9000-9010" -> bitmap of HS_PORT_WORDS words; -EINVAL if bad. */
 int ports_parse(const char *s, __u64 *bitmap);

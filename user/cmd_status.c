@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 #include <xdp/libxdp.h>
 
 #include "apply.h"
@@ -176,10 +177,62 @@ struct found {
 	struct dev_state st;
 	struct dev_maps m;
 	struct hs_config cfg;
+	int split; /* the hooks use different maps */
 };
 
-/* Devices with hdrstrip attached: DEV alone, or every interface here. */
-static int find_devices(const char *name, int cgroup, struct found **out, int *n)
+/* The maps of @f's hooks and their config; 0 or -errno. Hooks that use two
+ * sets of maps are shown (the first hook's), and said to be split. */
+static int found_maps(struct found *f)
+{
+	int r = dev_open_maps_from_kernel(&f->st, &f->m);
+
+	f->split = r == -EXDEV;
+	if (r && !f->split)
+		return r;
+	return config_read(&f->m, &f->cfg);
+}
+
+static int found_add(struct found **out, int *n, int *cap, const struct found *f)
+{
+	if (!*out || *n >= *cap) {
+		struct found *nf = realloc(*out, (*cap = *cap ? *cap * 2 : 4) * sizeof(**out));
+
+		if (!nf)
+			return -ENOMEM;
+		*out = nf;
+	}
+	(*out)[(*n)++] = *f;
+	return 0;
+}
+
+/* Proxy-mode attachments, found from their pins (a cgroup belongs to no
+ * network namespace, and has no list of its own to walk). */
+static void find_cgroups(struct found **out, int *n, int *cap)
+{
+	DIR *dir = opendir(HS_PIN_ROOT);
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		unsigned long long id;
+		struct found f = { 0 };
+		char end;
+
+		if (sscanf(e->d_name, "cgroup-%llu%c", &id, &end) != 1 ||
+		    cgroup_resolve_id(id, &f.d))
+			continue;
+		if (dev_query(&f.d, &f.st) || !dev_attached_hooks(&f.st) || found_maps(&f) ||
+		    found_add(out, n, cap, &f)) {
+			dev_maps_close(&f.m);
+			dev_close(&f.d);
+		}
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Devices with hdrstrip attached: DEV alone, or every interface here (and,
+ * @with_cgroups, every cgroup with pins). */
+static int find_devices(const char *name, int cgroup, int with_cgroups, struct found **out, int *n)
 {
 	struct if_nameindex *ifs, *i;
 	int cap = 0;
@@ -198,9 +251,9 @@ static int find_devices(const char *name, int cgroup, struct found **out, int *n
 			return r;
 		}
 		r = dev_query(&f->d, &f->st);
-		if (r || !dev_attached_hooks(&f->st) || dev_open_maps_from_kernel(&f->st, &f->m) ||
-		    config_read(&f->m, &f->cfg)) {
+		if (r || !dev_attached_hooks(&f->st) || found_maps(f)) {
 			dev_maps_close(&f->m);
+			dev_close(&f->d);
 			free(f);
 			return r ? r : -ENOENT;
 		}
@@ -217,45 +270,44 @@ static int find_devices(const char *name, int cgroup, struct found **out, int *n
 		if (dev_resolve(i->if_name, &f.d) || dev_query(&f.d, &f.st) ||
 		    !dev_attached_hooks(&f.st))
 			continue;
-		if (dev_open_maps_from_kernel(&f.st, &f.m) || config_read(&f.m, &f.cfg)) {
+		if (found_maps(&f) || found_add(out, n, &cap, &f))
 			dev_maps_close(&f.m);
-			continue;
-		}
-		if (*n == cap) {
-			struct found *nf = realloc(*out, (cap = cap ? cap * 2 : 4) * sizeof(**out));
-
-			if (!nf) {
-				dev_maps_close(&f.m);
-				break;
-			}
-			*out = nf;
-		}
-		(*out)[(*n)++] = f;
 	}
 	if_freenameindex(ifs);
+	if (with_cgroups)
+		find_cgroups(out, n, &cap);
 	return 0;
 }
 
 static void free_found(struct found *f, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		dev_maps_close(&f[i].m);
+		dev_close(&f[i].d);
+	}
 	free(f);
 }
 
-static int find_or_fail(const struct view_opts *o, struct found **f, int *n, const char *cmd)
+static int find_or_fail(const struct view_opts *o, struct found **f, int *n, const char *cmd,
+			int with_cgroups)
 {
 	int r;
 
 	if (require_root(cmd))
 		return EXIT_FAIL;
-	r = find_devices(o->cgroup ? o->cgroup : o->dev, o->cgroup != NULL, f, n);
+	r = find_devices(o->cgroup ? o->cgroup : o->dev, o->cgroup != NULL, with_cgroups, f, n);
 	if (o->cgroup && (r == -EMEDIUMTYPE || r == -ENOTDIR || (r == -ENOENT && !*n))) {
 		if (r == -ENOENT && !access(o->cgroup, F_OK)) {
 			pr_err("hdrstrip is not attached to cgroup '%s'", o->cgroup);
 			return EXIT_FAIL;
 		}
-		pr_err("'%s' is not a cgroup v2 directory", o->cgroup);
+		if (r == -ENOENT)
+			pr_err("no cgroup '%s'; if it was deleted while hdrstrip was attached, "
+			       "'hdrstrip status' lists its pins as cgroup-ID, and 'hdrstrip detach "
+			       "--cgroup-id ID' removes them",
+			       o->cgroup);
+		else
+			pr_err("'%s' is not a cgroup v2 directory", o->cgroup);
 		return EXIT_USAGE;
 	}
 	if (r == -ENODEV || r == -EINVAL) {
@@ -304,6 +356,21 @@ static const char *urgent_name(int u)
 	}
 }
 
+/* Are @f's maps pinned under its directory (in this mount namespace)? */
+static int pinned_here(const struct found *f)
+{
+	char path[PATH_MAX + 16];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%s/%s", f->d.pin_dir, HS_MAP_CONFIG);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	r = map_id(fd) == map_id(f->m.config);
+	close(fd);
+	return r;
+}
+
 static void print_status(const struct found *f, int json, int last)
 {
 	char ports[512], when[40], ns[300];
@@ -319,7 +386,7 @@ static void print_status(const struct found *f, int json, int last)
 		printf(",\"ifindex\":%d,\"netns\":%llu,\"netns_name\":", f->d.ifindex,
 		       (unsigned long long)f->d.netns_ino);
 		json_str(ns);
-		if (f->d.cgroup_fd >= 0) {
+		if (f->d.cgroup) {
 			printf(",\"cgroup\":");
 			json_str(f->d.cgroup_path);
 			printf(",\"cgroup_id\":%llu", (unsigned long long)f->d.cgroup_id);
@@ -346,10 +413,13 @@ static void print_status(const struct found *f, int json, int last)
 		       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop",
 		       policy_name(f->cfg.untracked), urgent_name(f->cfg.urgent), f->cfg.flows);
 		json_str(f->d.pin_dir);
+		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
+		if (f->split)
+			printf(",\"split\":true");
 		printf("}%s\n", last ? "" : ",");
 		return;
 	}
-	if (f->d.cgroup_fd >= 0)
+	if (f->d.cgroup)
 		printf("%s: cgroup %s (proxy mode: sockops + sk_msg)\n", f->d.name,
 		       f->d.cgroup_path);
 	else
@@ -369,33 +439,174 @@ static void print_status(const struct found *f, int json, int last)
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,
 	       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", policy_name(f->cfg.untracked));
-	if (f->d.cgroup_fd < 0)
+	if (!f->d.cgroup)
 		printf("  urgent      %s\n", urgent_name(f->cfg.urgent));
 	if (f->cfg.flows)
 		printf("  flows       %u connections per hook\n", f->cfg.flows);
-	printf("  pins        %s\n", f->d.pin_dir);
+	if (pinned_here(f))
+		printf("  pins        %s\n", f->d.pin_dir);
+	else
+		printf("  pins        none in %s (made from another mount namespace or bpffs, or "
+		       "before a rename: the next 'hdrstrip update' makes them)\n",
+		       HS_PIN_ROOT);
+	if (f->split)
+		printf("  WARNING     the hooks use different maps (two lists at once): detach every "
+		       "hook ('hdrstrip detach %s') and attach them again\n",
+		       f->d.name);
+}
+
+/* Pins that no attachment here uses: a deleted cgroup's, a deleted or
+ * renamed interface's, a killed command's. */
+struct leftover {
+	char name[64];
+	char pin_dir[PATH_MAX];
+	int cgroup, deleted, renamed;
+	unsigned long long cgroup_id;
+	char owner[IF_NAMESIZE]; /* renamed: the interface's name now */
+	int n_pins;
+};
+
+static int listed(const struct found *f, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(f[i].d.name, name))
+			return 1;
+	return 0;
+}
+
+static int find_leftovers(const struct found *f, int n, struct leftover **out)
+{
+	DIR *dir = opendir(HS_PIN_ROOT);
+	struct dirent *e;
+	int k = 0, cap = 0;
+
+	*out = NULL;
+	while (dir && (e = readdir(dir))) {
+		struct leftover lo = { 0 };
+		struct dev_state st = { 0 };
+		struct pins_info pi;
+		struct dev d;
+		int exists;
+
+		if (e->d_name[0] == '.' || listed(f, n, e->d_name))
+			continue;
+		dev_by_name(e->d_name, &d);
+		if (d.cgroup) {
+			struct dev c;
+
+			exists = !cgroup_resolve_id(d.cgroup_id, &c);
+			if (exists) {
+				dev_query(&c, &st);
+				dev_close(&c);
+			}
+		} else {
+			struct dev c;
+
+			exists = !dev_resolve(e->d_name, &c);
+			if (exists) {
+				d = c;
+				dev_query(&d, &st);
+			}
+		}
+		if (pins_inspect(d.pin_dir, &d, &st, &pi) || pi.owner == PINS_NONE ||
+		    pi.owner == PINS_OURS || pi.owner == PINS_ELSEWHERE)
+			continue; /* another namespace's attachment, or nothing */
+		snprintf(lo.name, sizeof(lo.name), "%.*s", (int)sizeof(lo.name) - 1, e->d_name);
+		snprintf(lo.pin_dir, sizeof(lo.pin_dir), "%s", d.pin_dir);
+		lo.cgroup = d.cgroup;
+		lo.cgroup_id = d.cgroup_id;
+		lo.deleted = !exists;
+		lo.renamed = pi.owner == PINS_RENAMED;
+		snprintf(lo.owner, sizeof(lo.owner), "%s", pi.owner_name);
+		lo.n_pins = pi.n;
+		if (k == cap) {
+			struct leftover *nl =
+				realloc(*out, (cap = cap ? cap * 2 : 4) * sizeof(**out));
+
+			if (!nl)
+				break;
+			*out = nl;
+		}
+		(*out)[k++] = lo;
+	}
+	if (dir)
+		closedir(dir);
+	return k;
+}
+
+/* What removes them, for the message and the JSON. */
+static void leftover_fix(const struct leftover *lo, char *buf, size_t size)
+{
+	if (lo->renamed)
+		snprintf(buf, size, "hdrstrip update %s --headers FILE (moves them)", lo->owner);
+	else if (lo->cgroup)
+		snprintf(buf, size, "hdrstrip detach --cgroup-id %llu", lo->cgroup_id);
+	else
+		snprintf(buf, size, "hdrstrip detach %s", lo->name);
+}
+
+static void print_leftover(const struct leftover *lo, int json, int last)
+{
+	char fix[128];
+
+	leftover_fix(lo, fix, sizeof(fix));
+	if (json) {
+		printf("{\"dev\":");
+		json_str(lo->name);
+		if (lo->cgroup)
+			printf(",\"cgroup_id\":%llu", lo->cgroup_id);
+		printf(",\"hooks\":[],\"pins_left\":%d,\"reason\":\"%s\",\"pin_dir\":", lo->n_pins,
+		       lo->renamed   ? "renamed"
+		       : lo->deleted ? (lo->cgroup ? "cgroup deleted" : "interface deleted")
+				     : "not attached");
+		json_str(lo->pin_dir);
+		printf(",\"remove_with\":");
+		json_str(fix);
+		printf("}%s\n", last ? "" : ",");
+		return;
+	}
+	if (lo->renamed)
+		printf("%s: not an interface any more: renamed '%s', whose %d pins are still in %s; "
+		       "'%s'\n",
+		       lo->name, lo->owner, lo->n_pins, lo->pin_dir, fix);
+	else if (lo->cgroup && lo->deleted)
+		printf("%s: cgroup deleted while hdrstrip was attached: %d pins left in %s; '%s' "
+		       "removes them\n",
+		       lo->name, lo->n_pins, lo->pin_dir, fix);
+	else
+		printf("%s: %s; %d pins left in %s (an interrupted command's, or a deleted "
+		       "interface's); '%s' removes them\n",
+		       lo->name, lo->deleted ? "no such interface here" : "not attached",
+		       lo->n_pins, lo->pin_dir, fix);
 }
 
 int cmd_status(int argc, char **argv)
 {
+	struct leftover *lo = NULL;
 	struct view_opts o;
 	struct found *f;
-	int n, rc;
+	int n, rc, k = 0, all;
 
 	rc = parse_view(argc, argv, &o, status_usage, 0);
 	if (rc >= 0)
 		return rc;
-	rc = find_or_fail(&o, &f, &n, "status");
+	all = !(o.dev || o.cgroup);
+	rc = find_or_fail(&o, &f, &n, "status", all);
 	if (rc >= 0)
 		return rc;
-	if (o.json && !(o.dev || o.cgroup))
+	if (all)
+		k = find_leftovers(f, n, &lo);
+	if (o.json && all)
 		printf("[\n");
 	for (int i = 0; i < n; i++)
-		print_status(&f[i], o.json, (o.dev || o.cgroup) || i == n - 1);
-	if (o.json && !(o.dev || o.cgroup))
-		printf("]\n");
-	else if (!n && !o.json)
+		print_status(&f[i], o.json, !all || (i == n - 1 && !k));
+	if (!n && !o.json)
 		printf("hdrstrip is not attached to any interface in this network namespace\n");
+	for (int i = 0; i < k; i++)
+		print_leftover(&lo[i], o.json, i == k - 1);
+	if (o.json && all)
+		printf("]\n");
+	free(lo);
 	free_found(f, n);
 	return EXIT_OK;
 }
@@ -727,7 +938,7 @@ static int reading_take(const struct view_opts *o, struct reading *rd)
 	int n, rc;
 
 	memset(rd, 0, sizeof(*rd));
-	rc = find_or_fail(o, &f, &n, "stats");
+	rc = find_or_fail(o, &f, &n, "stats", 0);
 	if (rc >= 0)
 		return rc;
 	rd->t = mono_now();
@@ -931,7 +1142,7 @@ int cmd_stats(int argc, char **argv)
 		return rc;
 	if (o.watch > 0)
 		return watch_stats(&o);
-	rc = find_or_fail(&o, &f, &n, "stats");
+	rc = find_or_fail(&o, &f, &n, "stats", 0);
 	if (rc >= 0)
 		return rc;
 	if (o.prometheus) {

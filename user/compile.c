@@ -207,6 +207,16 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 		err->bad_input = 1;
 		return -EINVAL;
 	}
+	/* The labels hold HS_MAX_NAME_LEN bytes a name: a list built by hand
+	 * (not by hs_list_parse) is held to that too. */
+	for (i = 0; i < l->n; i++)
+		if (!l->names[i].len || l->names[i].len > HS_MAX_NAME_LEN) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "cannot compile name %u: %u bytes long (1..%d)", i + 1,
+				 l->names[i].len, HS_MAX_NAME_LEN);
+			err->bad_input = 1;
+			return -EINVAL;
+		}
 	memset(t, 0, sizeof(*t));
 	t->magic = HS_TRIE_MAGIC;
 	t->version = HS_TRIE_VERSION;

@@ -96,23 +96,36 @@ static const char *show_byte(unsigned char c, char buf[8])
 	return buf;
 }
 
-/* Copy at most @max bytes of @s for a message, escaping what is not printable. */
-static const char *show_str(const char *s, size_t len, char *buf, size_t size)
+/*
+ * A name, or a word of a list line, as messages show it: its first bytes up
+ * to the first one that is not an RFC 9110 token character, at most 40,
+ * then "..." if anything was left out. A file given as a list by mistake
+ * (/etc/shadow, a .env file) is not copied into a message, a terminal or a
+ * log: "root:$6$..." shows as "root...", "API_KEY=s3cret" as "API_KEY...".
+ * Real header names are tokens, and show whole.
+ */
+#define SHOW_MAX 40
+
+static const char *show_name(const char *s, size_t len, char buf[SHOW_MAX + 4])
 {
-	size_t o = 0, i;
+	size_t i;
 
-	for (i = 0; i < len && o + 5 < size; i++) {
-		unsigned char c = s[i];
-
-		if (c >= 0x20 && c < 0x7f && c != '"')
-			buf[o++] = c;
-		else
-			o += snprintf(buf + o, size - o, "\\x%02x", c);
-	}
-	if (i < len && o + 4 < size)
-		o += snprintf(buf + o, size - o, "...");
-	buf[o] = 0;
+	for (i = 0; i < len && i < SHOW_MAX && hs_is_tchar((unsigned char)s[i]); i++)
+		buf[i] = s[i];
+	if (i < len)
+		memcpy(buf + i, "...", 3), i += 3;
+	buf[i] = 0;
 	return buf;
+}
+
+/* A name's first byte that is not a token character; @len if none. */
+static size_t first_non_token(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && hs_is_tchar((unsigned char)s[i]))
+		i++;
+	return i;
 }
 
 static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
@@ -168,7 +181,7 @@ struct line_ctx {
 
 static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold)
 {
-	char buf[80];
+	char buf[SHOW_MAX + 4];
 	const char *key = s + 1, *val;
 	size_t klen = 0, vlen;
 
@@ -188,16 +201,18 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 			return 0;
 		}
 		return fail(c->err, "%s:%u: @fold-underscore takes 'on' or 'off', not \"%s\"",
-			    c->path, c->lineno, show_str(val, vlen, buf, sizeof(buf)));
+			    c->path, c->lineno, show_name(val, vlen, buf));
 	}
 	return fail(c->err, "%s:%u: unknown directive \"@%s\" (known: @fold-underscore on|off)",
-		    c->path, c->lineno, show_str(key, klen, buf, sizeof(buf)));
+		    c->path, c->lineno, show_name(key, klen, buf));
 }
+
+_Static_assert(HS_MAX_NAME_LEN <= 0xffff, "a name's length fits hs_name.len");
 
 /* One name line: NAME [ACTION], comment already removed, trimmed. */
 static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
-	char buf[HS_MAX_NAME_LEN * 4 + 16], bb[8], wb[40];
+	char buf[SHOW_MAX + 4], bb[8], wb[SHOW_MAX + 4];
 	size_t nlen = 0, i;
 	const char *w2 = NULL;
 	size_t w2len = 0;
@@ -220,16 +235,15 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 			return fail(
 				c->err,
 				"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-				c->path, c->lineno, show_str(w2, w2len, wb, sizeof(wb)),
-				show_str(s, nlen, buf, sizeof(buf)));
+				c->path, c->lineno, show_name(w2, w2len, wb),
+				show_name(s, nlen, buf));
 		if (w2 + w2len != s + len || act < 0) {
 			/* The name itself has white space in it: name the byte,
 			 * which may be a tab rather than a space. */
 			return fail(
 				c->err,
 				"%s:%u: invalid character %s in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
-				c->path, c->lineno, show_byte(s[nlen], bb),
-				show_str(s, len, buf, sizeof(buf)));
+				c->path, c->lineno, show_byte(s[nlen], bb), show_name(s, len, buf));
 		}
 	}
 	for (i = 0; i < nlen; i++) {
@@ -239,8 +253,7 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 			continue;
 		if (!hs_is_name_byte(ch))
 			return fail(c->err, "%s:%u: invalid character %s in header name \"%s\"",
-				    c->path, c->lineno, show_byte(ch, bb),
-				    show_str(s, nlen, buf, sizeof(buf)));
+				    c->path, c->lineno, show_byte(ch, bb), show_name(s, nlen, buf));
 		if (!hs_is_tchar(ch))
 			out->non_token = 1;
 	}
@@ -250,11 +263,13 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 			c->err,
 			"%s:%u: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)",
 			c->path, c->lineno);
-	out->len = nlen - out->prefix;
-	if (out->len > HS_MAX_NAME_LEN)
-		return fail(c->err, "%s:%u: header name \"%s\" is %u bytes long; the limit is %d",
-			    c->path, c->lineno, show_str(s, nlen, buf, 45), out->len,
-			    HS_MAX_NAME_LEN);
+	/* Checked before it is narrowed to hs_name's 16 bits: a name of
+	 * 65,536 + k bytes would pass as k bytes long, and be copied whole
+	 * into room for k. */
+	if (nlen - out->prefix > HS_MAX_NAME_LEN)
+		return fail(c->err, "%s:%u: header name is %zu bytes long; the limit is %d",
+			    c->path, c->lineno, nlen - out->prefix, HS_MAX_NAME_LEN);
+	out->len = (__u16)(nlen - out->prefix);
 	/* orig, then room for the folded name (fold_and_check() writes it). */
 	out->orig = c->strings;
 	out->name = c->strings + nlen + 1;
@@ -265,8 +280,9 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 
 		snprintf(
 			w, sizeof(w),
-			"%s:%u: header name \"%s\" is not an RFC 9110 token: strict servers reject such a header, lenient ones accept it; it is matched as written",
-			c->path, c->lineno, show_str(s, nlen, buf, sizeof(buf)));
+			"%s:%u: header name \"%s\" is not an RFC 9110 token (%s is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written",
+			c->path, c->lineno, show_name(s, nlen, buf),
+			show_byte(s[first_non_token(s, nlen)], bb));
 		c->warn(w);
 	}
 	out->orig[nlen] = 0;
@@ -297,6 +313,7 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 {
 	__u16 seen[SEEN_TABLE] = { 0 };
 	struct hs_name *dup = NULL, *first = NULL;
+	char db[SHOW_MAX + 4], fb[SHOW_MAX + 4];
 	size_t i;
 
 	unsigned char used[256] = { 0 };
@@ -316,13 +333,13 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 			 * (one bit stands for "no such byte"): tokens use at most
 			 * 51, but visible ASCII has 67 after case folding. */
 			if (++distinct > HS_MAX_SYMS - 1) {
-				char bb[8];
+				char bb[8], nb[SHOW_MAX + 4];
 
 				return fail(
 					err,
 					"%s:%u: header name \"%s\" brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes (a letter counts once in either case)",
-					path, nm->line, nm->orig, distinct, show_byte(f, bb),
-					HS_MAX_SYMS - 1);
+					path, nm->line, show_name(nm->orig, strlen(nm->orig), nb),
+					distinct, show_byte(f, bb), HS_MAX_SYMS - 1);
 			}
 		}
 		nm->name[nm->len] = 0;
@@ -348,13 +365,14 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	}
 	if (!dup)
 		return 0;
+	show_name(dup->orig, strlen(dup->orig), db);
 	if (!strcmp(dup->orig, first->orig))
 		return fail(err, "%s:%u: duplicate header name \"%s\" (first on line %u)", path,
-			    dup->line, dup->orig, first->line);
+			    dup->line, db, first->line);
 	return fail(
 		err,
 		"%s:%u: duplicate header name \"%s\": same as \"%s\" on line %u (names are case-insensitive%s)",
-		path, dup->line, dup->orig, first->orig, first->line,
+		path, dup->line, db, show_name(first->orig, strlen(first->orig), fb), first->line,
 		l->fold_underscore ? " and '_' matches '-'" : "");
 }
 
@@ -368,6 +386,11 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 
 	err->msg[0] = 0;
 	err->bad_input = 0;
+	if (len > HS_LIST_MAX_BYTES) {
+		snprintf(err->msg, sizeof(err->msg), "%s: header list is larger than 64 MiB", path);
+		err->bad_input = 1;
+		return -EFBIG;
+	}
 	/* Room for a name on every line, up to the limit. */
 	for (const char *p = text, *e = text + len; p < e && cap < HS_MAX_NAMES; cap++) {
 		const char *nl = memchr(p, '\n', e - p);
@@ -461,8 +484,10 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 		r = -errno;
 		snprintf(err->msg, sizeof(err->msg), "cannot open header list '%s': %s", path,
 			 strerror(errno));
-		/* A missing file is the user's input being wrong. */
-		err->bad_input = (r == -ENOENT || r == -EISDIR || r == -ENOTDIR);
+		/* A path that leads to no readable file is the user's input being
+		 * wrong: missing, a directory, a symlink loop, no permission. */
+		err->bad_input = r == -ENOENT || r == -EISDIR || r == -ENOTDIR || r == -ELOOP ||
+				 r == -EACCES || r == -EPERM || r == -ENAMETOOLONG || r == -ENXIO;
 		return r;
 	}
 	do {
@@ -470,7 +495,7 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 			char *nb;
 
 			cap = cap ? cap * 2 : 65536;
-			if (cap > (64u << 20)) {
+			if (cap > HS_LIST_MAX_BYTES) {
 				r = -EFBIG;
 				snprintf(err->msg, sizeof(err->msg),
 					 "%s: header list is larger than 64 MiB", path);

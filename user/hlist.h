@@ -37,6 +37,10 @@ struct hs_list_opts {
 
 #define HS_ERR_MSG 512
 
+/* The largest header list read or parsed: 1,024 names of 128 bytes fit
+ * many times over; more is not a list (-EFBIG). */
+#define HS_LIST_MAX_BYTES (64u << 20)
+
 /* A failure to parse or compile, printed as is by the CLI. */
 struct hs_err {
 	int bad_input; /* 1: the input is wrong (exit 2); 0: a system error (exit 1) */
@@ -46,7 +50,8 @@ struct hs_err {
 void hs_list_opts_default(struct hs_list_opts *o);
 
 /* Parse @len bytes of @text; @path names the source in messages.
- * Returns 0 or -errno (-EINVAL for bad input) with @err filled in. */
+ * Returns 0 or -errno (-EINVAL for bad input, -EFBIG for more than
+ * HS_LIST_MAX_BYTES) with @err filled in. */
 int hs_list_parse(const char *text, size_t len, const char *path, const struct hs_list_opts *opts,
 		  struct hs_list *out, struct hs_err *err);
 

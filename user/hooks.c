@@ -5,6 +5,7 @@
  * writing the maps' contents.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,24 +25,21 @@
 #include "loader.h"
 #include "vlog.h"
 
-/* Open the skeleton with every shared map bound to its pin under
- * @d->pin_dir, and only program @keep (NULL: none) set to load. */
-static struct hdrstrip *open_with_pins(const struct dev *d, struct bpf_program **keep_out, int hook)
+/* Open the skeleton with its shared maps bound to @m (NULL: its own, made
+ * at load), and only the program of @hook set to load (-1: none). */
+static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_program **keep_out,
+				       int hook)
 {
-	char path[PATH_MAX + 32];
 	struct hdrstrip *skel = hdrstrip__open();
-	struct bpf_map *maps[4];
 	int r = 0;
 
 	if (!skel)
 		return NULL;
-	maps[0] = skel->maps.trie;
-	maps[1] = skel->maps.config;
-	maps[2] = skel->maps.counters;
-	maps[3] = skel->maps.header_hits;
-	for (size_t i = 0; i < HS_ARRAY_SIZE(maps) && !r; i++) {
-		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, bpf_map__name(maps[i]));
-		r = bpf_map__set_pin_path(maps[i], path);
+	if (m) {
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits };
+
+		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
 	}
 	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
@@ -56,14 +54,26 @@ static struct hdrstrip *open_with_pins(const struct dev *d, struct bpf_program *
 	return skel;
 }
 
-int maps_create_pinned(const struct dev *d)
+int maps_create(const struct dev *d, struct dev_maps *m)
 {
-	struct hdrstrip *skel = open_with_pins(d, NULL, -1);
+	struct hdrstrip *skel;
 	int r;
 
+	dev_maps_init(m);
+	if (d->cgroup)
+		return proxy_maps_create(m);
+	skel = open_with_maps(NULL, NULL, -1);
 	if (!skel)
 		return -errno;
+	/* Made with the rest and thrown away: one entry, not a table. */
+	bpf_map__set_max_entries(skel->maps.flows, 1);
 	r = hdrstrip__load(skel);
+	if (!r) {
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits };
+
+		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
+	}
 	hdrstrip__destroy(skel);
 	return r;
 }
@@ -134,11 +144,11 @@ static int tc_attach(const struct dev *d, int hook, struct bpf_program *prog, in
 	return r;
 }
 
-int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used, int *legacy,
-		int *qdisc_created)
+int hook_attach(const struct dev *d, const struct attach_opts *o, const struct dev_maps *m,
+		int *mode_used, int *legacy, int *qdisc_created)
 {
 	struct bpf_program *prog;
-	struct hdrstrip *skel = open_with_pins(d, &prog, o->hook);
+	struct hdrstrip *skel = open_with_maps(m, &prog, o->hook);
 	int r;
 
 	if (skel && o->flows)
@@ -313,6 +323,11 @@ int tc_qdisc_release(const struct dev *d)
 	struct bpf_tc_hook h;
 	int n, r;
 
+	/* None there (removed already, or never made by a killed attach):
+	 * nothing to ask libbpf to destroy. */
+	r = tc_qdisc_exists(d->ifindex);
+	if (r <= 0)
+		return r;
 	r = tc_count_filters(d->ifindex, &n);
 	if (r)
 		return r;

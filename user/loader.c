@@ -3,6 +3,8 @@
  * Devices, what the kernel has attached to them, and the maps behind it;
  * bpffs, pin directories and their locks.
  */
+#define _GNU_SOURCE /* open_by_handle_at */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/if_link.h>
@@ -29,8 +32,11 @@
 
 const char *const hook_names[HOOK_MAX] = { "xdp", "tc-ingress", "tc-egress", "cgroup" };
 
+/* The maps of struct dev_maps, in its order: config before socks, the
+ * last to be pinned (pins_write). */
 static const char *const map_names[] = { HS_MAP_TRIE, HS_MAP_CONFIG, HS_MAP_COUNTERS,
-					 HS_MAP_HEADER_HITS };
+					 HS_MAP_HEADER_HITS, HS_MAP_SOCKS };
+#define N_SHARED_MAPS 4 /* all but socks: every program has them */
 
 int hook_parse(const char *s)
 {
@@ -114,7 +120,7 @@ int dev_resolve(const char *name, struct dev *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->cgroup_fd = -1;
-	if (strlen(name) >= IF_NAMESIZE || strchr(name, '/') || !strcmp(name, ".") ||
+	if (!*name || strlen(name) >= IF_NAMESIZE || strchr(name, '/') || !strcmp(name, ".") ||
 	    !strcmp(name, ".."))
 		return -EINVAL;
 	d->ifindex = if_nametoindex(name);
@@ -128,25 +134,63 @@ int dev_resolve(const char *name, struct dev *d)
 
 void dev_maps_init(struct dev_maps *m)
 {
-	m->trie = m->config = m->counters = m->header_hits = -1;
+	m->trie = m->config = m->counters = m->header_hits = m->socks = -1;
+}
+
+static int *dev_map_slot(struct dev_maps *m, size_t i)
+{
+	int *fds[] = { &m->trie, &m->config, &m->counters, &m->header_hits, &m->socks };
+
+	_Static_assert(HS_ARRAY_SIZE(fds) == HS_ARRAY_SIZE(map_names), "a name for every map");
+	return fds[i];
 }
 
 void dev_maps_close(struct dev_maps *m)
 {
-	int *fds[] = { &m->trie, &m->config, &m->counters, &m->header_hits };
+	for (size_t i = 0; i < HS_ARRAY_SIZE(map_names); i++) {
+		int *fd = dev_map_slot(m, i);
 
-	for (size_t i = 0; i < HS_ARRAY_SIZE(fds); i++)
-		if (*fds[i] >= 0) {
-			close(*fds[i]);
-			*fds[i] = -1;
-		}
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
 }
 
-static int *dev_map_slot(struct dev_maps *m, int i)
+int dev_maps_reuse(const struct dev_maps *m, struct bpf_map *const *maps, size_t n)
 {
-	int *fds[] = { &m->trie, &m->config, &m->counters, &m->header_hits };
+	struct dev_maps fds = *m;
+	int r = 0;
 
-	return fds[i];
+	for (size_t i = 0; i < n && i < HS_ARRAY_SIZE(map_names) && !r; i++)
+		r = bpf_map__reuse_fd(maps[i], *dev_map_slot(&fds, i));
+	return r;
+}
+
+int dev_maps_dup(struct dev_maps *m, struct bpf_map *const *maps, size_t n)
+{
+	dev_maps_init(m);
+	for (size_t i = 0; i < n && i < HS_ARRAY_SIZE(map_names); i++) {
+		int *fd = dev_map_slot(m, i);
+
+		*fd = fcntl(bpf_map__fd(maps[i]), F_DUPFD_CLOEXEC, 3);
+		if (*fd < 0) {
+			int e = -errno;
+
+			dev_maps_close(m);
+			return e;
+		}
+	}
+	return 0;
+}
+
+__u32 map_id(int fd)
+{
+	struct bpf_map_info mi = { 0 };
+	__u32 len = sizeof(mi);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &mi, &len))
+		return 0;
+	return mi.id;
 }
 
 /* The kernel's name of program @id (at most 15 bytes). */
@@ -268,29 +312,27 @@ static int query_cgroup(const struct dev *d, struct dev_state *st)
 	return 0;
 }
 
-static int query(const struct dev *d, struct dev_state *st, int any)
+/* Every hook: update must see them all, to find one set of maps. */
+static int query(const struct dev *d, struct dev_state *st)
 {
 	int r;
 
 	memset(st, 0, sizeof(*st));
-	if (d->cgroup_fd >= 0)
-		return query_cgroup(d, st);
+	if (d->cgroup)
+		return d->cgroup_fd >= 0 ? query_cgroup(d, st) : 0; /* a deleted cgroup */
+	if (!d->ifindex)
+		return 0; /* an interface that is gone */
 	r = query_xdp(d, st);
-	if (!r && !(any && st->prog_id[HOOK_XDP]))
+	if (!r)
 		r = query_tc(d, HOOK_TC_INGRESS, st);
-	if (!r && !(any && st->prog_id[HOOK_TC_INGRESS]))
+	if (!r)
 		r = query_tc(d, HOOK_TC_EGRESS, st);
 	return r;
 }
 
 int dev_query(const struct dev *d, struct dev_state *st)
 {
-	return query(d, st, 0);
-}
-
-int dev_query_any(const struct dev *d, struct dev_state *st)
-{
-	return query(d, st, 1);
+	return query(d, st);
 }
 
 int dev_attached_hooks(const struct dev_state *st)
@@ -337,14 +379,14 @@ static int maps_of_prog(__u32 prog_id, struct dev_maps *m)
 			if (!strcmp(mi.name, map_names[k]) && *slot < 0) {
 				*slot = mfd;
 				mfd = -1;
-				found++;
+				found += k < N_SHARED_MAPS;
 				break;
 			}
 		}
 		if (mfd >= 0)
 			close(mfd);
 	}
-	if (found != (int)HS_ARRAY_SIZE(map_names)) {
+	if (found != N_SHARED_MAPS) {
 		dev_maps_close(m);
 		return -ENOENT;
 	}
@@ -353,11 +395,31 @@ static int maps_of_prog(__u32 prog_id, struct dev_maps *m)
 
 int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m)
 {
+	__u32 first = 0;
+	int r = -ENOENT;
+
 	dev_maps_init(m);
-	for (int i = 0; i < HOOK_MAX; i++)
-		if (st->prog_id[i] && !maps_of_prog(st->prog_id[i], m))
-			return 0;
-	return -ENOENT;
+	for (int i = 0; i < HOOK_MAX; i++) {
+		struct dev_maps o;
+
+		if (!st->prog_id[i])
+			continue;
+		dev_maps_init(&o);
+		if (maps_of_prog(st->prog_id[i], &o))
+			continue; /* detached meanwhile */
+		if (!first) {
+			*m = o;
+			first = map_id(m->config);
+			r = 0;
+			continue;
+		}
+		/* Two sets of maps for one device: update would change one
+		 * hook only. Say so; never pick one silently. */
+		if (map_id(o.config) != first)
+			r = -EXDEV;
+		dev_maps_close(&o);
+	}
+	return r;
 }
 
 static int parent_pid(int pid)
@@ -426,81 +488,74 @@ int bpffs_ensure(int warn_private)
 	return 0;
 }
 
-int pin_lock(const struct dev *d, struct pin_lock *l)
+int dev_lock(const struct dev *d, struct dev_lock *l)
 {
-	struct stat a, b;
+	/* The cgroup directory itself; for an interface (or a cgroup that is
+	 * gone) its network namespace, the same inode from any process and
+	 * mount namespace. A lock file in bpffs needed a writable bpffs, and
+	 * its directory was removed with the pins. */
+	l->fd = d->cgroup_fd >= 0 ? open(d->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+				  : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (l->fd < 0)
+		return -errno;
+	if (flock(l->fd, LOCK_EX)) {
+		int e = -errno;
 
-	l->fd = -1;
-	snprintf(l->dir, sizeof(l->dir), "%s", d->pin_dir);
-	for (;;) {
-		if (mkdir(HS_PIN_ROOT, 0700) && errno != EEXIST)
-			return -errno;
-		if (mkdir(d->pin_dir, 0700) && errno != EEXIST) {
-			if (errno == ENOENT)
-				continue; /* the root went away with another device's pins */
-			return -errno;
-		}
-		l->fd = open(d->pin_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (l->fd < 0) {
-			if (errno == ENOENT)
-				continue; /* removed under us by a detach */
-			return -errno;
-		}
-		if (flock(l->fd, LOCK_EX)) {
-			int e = -errno;
-
-			close(l->fd);
-			l->fd = -1;
-			return e;
-		}
-		/* The holder before us may have removed the directory. */
-		if (!fstat(l->fd, &a) && !stat(d->pin_dir, &b) && a.st_ino == b.st_ino)
-			return 0;
 		close(l->fd);
 		l->fd = -1;
+		return e;
 	}
+	return 0;
 }
 
-void pin_unlock(struct pin_lock *l)
+void dev_unlock(struct dev_lock *l)
 {
-	if (l->fd < 0)
-		return;
-	/* A command that pinned nothing leaves no directory behind: these
-	 * fail while pins remain (or another device's directory does). */
-	rmdir(l->dir);
-	rmdir(HS_PIN_ROOT);
-	close(l->fd);
+	if (l->fd >= 0)
+		close(l->fd);
 	l->fd = -1;
 }
 
-int pins_open(const struct dev *d, struct dev_maps *m)
+/* Open what is pinned under @dir, whatever subset it is. */
+static int pins_open_dir(const char *dir, struct dev_maps *m)
 {
 	char path[PATH_MAX + 32];
+	int n = 0;
 
 	dev_maps_init(m);
 	for (size_t i = 0; i < HS_ARRAY_SIZE(map_names); i++) {
 		int *slot = dev_map_slot(m, i);
 
-		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map_names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, map_names[i]);
 		*slot = bpf_obj_get(path);
-		if (*slot < 0) {
-			int e = -errno;
-
-			dev_maps_close(m);
-			return e;
-		}
+		n += *slot >= 0;
 	}
-	return 0;
+	return n;
 }
 
-int map_in_use(int map_fd)
+/* Do the programs attached to ifindex @ifindex use the map @config_id? */
+static int ifindex_uses(int ifindex, __u32 config_id, const char *name)
 {
-	struct bpf_map_info mi = { 0 };
-	__u32 mlen = sizeof(mi), id = 0;
+	struct dev o = { .ifindex = ifindex, .cgroup_fd = -1 };
+	struct dev_state st;
+	struct dev_maps m;
+	int r;
 
-	if (bpf_obj_get_info_by_fd(map_fd, &mi, &mlen))
+	snprintf(o.name, sizeof(o.name), "%s", name);
+	if (dev_query(&o, &st) || !dev_attached_hooks(&st))
 		return 0;
-	while (!bpf_prog_get_next_id(id, &id)) {
+	r = dev_open_maps_from_kernel(&st, &m);
+	r = (!r || r == -EXDEV) && map_id(m.config) == config_id;
+	dev_maps_close(&m);
+	return r;
+}
+
+/* Is the map behind @config_id used by any program (one attached in a
+ * namespace this process cannot query)? */
+static int map_in_use(__u32 config_id)
+{
+	__u32 id = 0;
+
+	while (config_id && !bpf_prog_get_next_id(id, &id)) {
 		/* Zeroed: the kernel fills it through a pointer, which valgrind
 		 * cannot see. */
 		__u32 ids[16] = { 0 };
@@ -515,7 +570,7 @@ int map_in_use(int map_fd)
 		info.map_ids = (__u64)(unsigned long)ids;
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
 			for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids); i++)
-				if (ids[i] == mi.id) {
+				if (ids[i] == config_id) {
 					close(fd);
 					return 1;
 				}
@@ -524,19 +579,217 @@ int map_in_use(int map_fd)
 	return 0;
 }
 
-void pins_remove(const struct dev *d)
+/*
+ * map_in_use(), given a moment to settle: the programs of a deleted
+ * interface's TC filters are released after an RCU grace period, some
+ * milliseconds after 'ip link del' returns; a moved interface's XDP program
+ * stays. At most a second, only for pins of an interface that is gone.
+ */
+static int map_in_use_settled(__u32 config_id)
+{
+	for (int i = 0; i < 20; i++) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		if (!map_in_use(config_id))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	return 1;
+}
+
+int pins_inspect(const char *dir, const struct dev *d, const struct dev_state *st,
+		 struct pins_info *pi)
+{
+	struct dev_maps m, ours;
+	__u32 ours_id = 0;
+
+	memset(pi, 0, sizeof(*pi));
+	pi->n = pins_open_dir(dir, &m);
+	if (!pi->n) {
+		pi->owner = PINS_NONE;
+		return 0;
+	}
+	pi->config_id = map_id(m.config);
+	pi->have_cfg = m.config >= 0 && !config_read(&m, &pi->cfg);
+	dev_maps_close(&m);
+	if (st && dev_attached_hooks(st)) {
+		int r = dev_open_maps_from_kernel(st, &ours);
+
+		if (!r || r == -EXDEV)
+			ours_id = map_id(ours.config);
+		dev_maps_close(&ours);
+	}
+	if (ours_id && pi->config_id == ours_id) {
+		pi->owner = PINS_OURS;
+		return 0;
+	}
+	/*
+	 * Not the maps of this device's hooks. Pins are named after the
+	 * interface (or cgroup id); the config inside says whose they were.
+	 * A partial set (no config) or unreadable config: whoever made them
+	 * was killed while pinning or unlinking, and nothing else pins.
+	 */
+	pi->owner = PINS_STALE;
+	if (!pi->have_cfg || d->cgroup || !pi->cfg.ifindex)
+		return 0;
+	if (pi->cfg.netns_ino == netns_ino_self()) {
+		char name[IF_NAMESIZE] = "";
+
+		/* This device: its hooks do not use them. */
+		if ((int)pi->cfg.ifindex == d->ifindex)
+			return 0;
+		/* This namespace's interface @ifindex: if it is still there under
+		 * another name and uses these maps, it was renamed. */
+		if (if_indextoname(pi->cfg.ifindex, name)) {
+			if (ifindex_uses(pi->cfg.ifindex, pi->config_id, name)) {
+				pi->owner = PINS_RENAMED;
+				snprintf(pi->owner_name, sizeof(pi->owner_name), "%s", name);
+			}
+			return 0;
+		}
+		/* Gone from here: deleted, or moved to another namespace with
+		 * its XDP program (which the kernel keeps). */
+	}
+	/* Another namespace: no way to ask its interfaces from here. A
+	 * program still using the maps is that namespace's attachment. */
+	if (map_in_use_settled(pi->config_id))
+		pi->owner = PINS_ELSEWHERE;
+	return 0;
+}
+
+/* Pins are written in this order and removed in the reverse one: config
+ * last in, first out, so a set without it is known to be partial. */
+static const size_t pin_order[] = { 0, 2, 3, 4, 1 };
+
+_Static_assert(HS_ARRAY_SIZE(pin_order) == HS_ARRAY_SIZE(map_names), "every map pinned");
+
+void pins_remove_dir(const char *dir)
 {
 	char path[PATH_MAX + 32];
 
-	for (size_t i = 0; i < HS_ARRAY_SIZE(map_names); i++) {
-		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map_names[i]);
+	for (size_t k = HS_ARRAY_SIZE(pin_order); k-- > 0;) {
+		snprintf(path, sizeof(path), "%s/%s", dir, map_names[pin_order[k]]);
 		unlink(path);
 	}
-	/* Proxy mode's sockhash: the last reference to it lets its sockets go. */
-	snprintf(path, sizeof(path), "%s/%s", d->pin_dir, HS_MAP_SOCKS);
-	unlink(path);
-	rmdir(d->pin_dir);
+	rmdir(dir);
 	rmdir(HS_PIN_ROOT); /* only if no other device is left */
+}
+
+void pins_remove(const struct dev *d)
+{
+	pins_remove_dir(d->pin_dir);
+}
+
+/* Make @dir (and the pin root): another device's command may remove an
+ * empty root between the two mkdirs. */
+static int pin_dir_make(const char *dir)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		if (mkdir(HS_PIN_ROOT, 0700) && errno != EEXIST)
+			return -errno;
+		if (!mkdir(dir, 0700) || errno == EEXIST)
+			return 0;
+		if (errno != ENOENT)
+			return -errno;
+	}
+	return -ENOENT;
+}
+
+int pins_write(const struct dev *d, const struct dev_maps *m)
+{
+	char path[PATH_MAX + 32];
+	struct dev_maps mm = *m;
+	int r = pin_dir_make(d->pin_dir);
+
+	for (size_t k = 0; !r && k < HS_ARRAY_SIZE(pin_order); k++) {
+		int fd = *dev_map_slot(&mm, pin_order[k]), old;
+
+		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map_names[pin_order[k]]);
+		old = bpf_obj_get(path);
+		if (old >= 0) {
+			__u32 same = map_id(old) == map_id(fd);
+
+			close(old);
+			if (same && fd >= 0)
+				continue;
+			if (unlink(path) && errno != ENOENT) {
+				r = -errno;
+				break;
+			}
+		}
+		if (fd >= 0 && bpf_obj_pin(fd, path))
+			r = -errno;
+	}
+	return r;
+}
+
+int pins_clear_stale(const struct dev *d, const struct dev_state *st, struct pins_info *pi)
+{
+	int r = pins_inspect(d->pin_dir, d, st, pi);
+
+	if (r)
+		return r;
+	switch (pi->owner) {
+	case PINS_NONE:
+	case PINS_OURS:
+		return 0;
+	case PINS_ELSEWHERE:
+		return -EBUSY;
+	case PINS_RENAMED: {
+		/* The renamed interface's pins go under its name, unless
+		 * something is there already; here they go either way. */
+		struct dev o;
+		struct dev_maps m;
+		struct pins_info there;
+
+		dev_by_name(pi->owner_name, &o);
+		if (!pins_inspect(o.pin_dir, &o, NULL, &there) &&
+		    (there.owner == PINS_NONE || there.config_id == pi->config_id) &&
+		    pins_open_dir(d->pin_dir, &m) > 0) {
+			pins_write(&o, &m);
+			dev_maps_close(&m);
+		}
+		pins_remove(d);
+		return 1;
+	}
+	case PINS_STALE:
+		break;
+	}
+	/* The clsact qdisc a killed attach of this device made, if it holds
+	 * no filter (anyone's), goes with its pins. */
+	if (pi->have_cfg && pi->cfg.qdisc_created && !d->cgroup && d->ifindex &&
+	    pi->cfg.ifindex == (__u32)d->ifindex && pi->cfg.netns_ino == d->netns_ino &&
+	    !(st && (st->prog_id[HOOK_TC_INGRESS] || st->prog_id[HOOK_TC_EGRESS])))
+		tc_qdisc_release(d);
+	pins_remove(d);
+	return 1;
+}
+
+int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_maps *m,
+	      const struct hs_config *cfg)
+{
+	struct pins_info pi;
+	int r;
+
+	/* What is under our name and not ours goes first: stale pins, or a
+	 * renamed interface's (to its name). Another namespace's stay, and
+	 * this attachment does without pins. */
+	r = pins_clear_stale(d, st, &pi);
+	if (r < 0)
+		return r;
+	r = pins_write(d, m);
+	/* The interface was renamed since its first attach: its pins under the
+	 * old name go, if they are these maps. */
+	if (!r && cfg && !d->cgroup && cfg->ifname[0] && strcmp(cfg->ifname, d->name)) {
+		struct dev old;
+		struct pins_info there;
+
+		dev_by_name(cfg->ifname, &old);
+		if (!pins_inspect(old.pin_dir, &old, NULL, &there) && there.n &&
+		    there.config_id == map_id(m->config))
+			pins_remove(&old);
+	}
+	return r;
 }
 
 int cgroup_resolve(const char *path, struct dev *d)
@@ -545,6 +798,7 @@ int cgroup_resolve(const char *path, struct dev *d)
 	struct stat st;
 
 	memset(d, 0, sizeof(*d));
+	d->cgroup = 1;
 	d->cgroup_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (d->cgroup_fd < 0)
 		return -errno;
@@ -565,6 +819,73 @@ int cgroup_resolve(const char *path, struct dev *d)
 	if (!realpath(path, d->cgroup_path))
 		snprintf(d->cgroup_path, sizeof(d->cgroup_path), "%s", path);
 	return 0;
+}
+
+void dev_by_name(const char *name, struct dev *d)
+{
+	unsigned long long id;
+	char end;
+
+	memset(d, 0, sizeof(*d));
+	d->cgroup_fd = -1;
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(d->pin_dir, sizeof(d->pin_dir), "%s/%s", HS_PIN_ROOT, name);
+	if (sscanf(name, "cgroup-%llu%c", &id, &end) == 1) {
+		d->cgroup = 1;
+		d->cgroup_id = id;
+	} else {
+		d->netns_ino = netns_ino_self();
+	}
+}
+
+/* Where the cgroup2 hierarchy is mounted here: "" if nowhere. */
+static void cgroup2_root(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[64], dir[PATH_MAX], type[32];
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %4095s %31s %*[^\n]", dev, dir, type) == 3)
+		if (!strcmp(type, "cgroup2")) {
+			snprintf(buf, size, "%s", dir);
+			break;
+		}
+	fclose(f);
+}
+
+int cgroup_resolve_id(__u64 id, struct dev *d)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id; /* f_handle[] */
+	} h = { .fh = { .handle_bytes = sizeof(__u64), .handle_type = 0xfe /* FILEID_KERNFS */ } };
+	char root[PATH_MAX], link[64], path[PATH_MAX];
+	int mfd, fd, e;
+	ssize_t n;
+
+	_Static_assert(__builtin_offsetof(typeof(h), id) == sizeof(struct file_handle),
+		       "the id follows the handle's header");
+	h.id = id;
+	cgroup2_root(root, sizeof(root));
+	if (!root[0])
+		return -ENOENT;
+	mfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return -errno;
+	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	e = -errno;
+	close(mfd);
+	if (fd < 0)
+		return e;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	close(fd);
+	if (n <= 0)
+		return -ENOENT;
+	path[n] = 0;
+	return cgroup_resolve(path, d);
 }
 
 void dev_close(struct dev *d)

@@ -38,6 +38,7 @@ struct dev {
 	int ifindex; /* 0 for a cgroup */
 	__u64 netns_ino; /* this process's network namespace (0 for a cgroup) */
 	char pin_dir[PATH_MAX];
+	int cgroup; /* proxy mode: a cgroup, its fd in cgroup_fd (-1 once deleted) */
 	int cgroup_fd; /* -1 for an interface */
 	__u64 cgroup_id;
 	char cgroup_path[PATH_MAX];
@@ -50,22 +51,45 @@ int dev_resolve(const char *name, struct dev *d);
 int cgroup_resolve(const char *path, struct dev *d);
 void dev_close(struct dev *d);
 
-/* Proxy mode. */
-int proxy_attach(const struct dev *d);
-/* Take sockops program @prog_id off the cgroup, then every socket out of its
- * sockhash: they are sent through plain TCP again when this returns. */
-int proxy_detach(const struct dev *d, __u32 prog_id);
-/* Established connections of the cgroup's processes to the ports in
- * @ports: the ones the sockops program will never see. */
-int count_preexisting(const struct dev *d, const __u64 *ports);
+/* The cgroup whose id is @id (the cgroup2 hierarchy's inode number), for
+ * pins named cgroup-<id>: -ESTALE (or -ENOENT) when it was deleted. */
+int cgroup_resolve_id(__u64 id, struct dev *d);
+/* A device whose interface or cgroup is gone, known by its pins alone
+ * ("cgroup-<id>", or an interface name). */
+void dev_by_name(const char *name, struct dev *d);
 
-/* Map fds of one device's state; -1 when not open. */
+/* Map fds of one device's state; -1 when not open. socks: proxy mode's
+ * sockhash (-1 for an interface). */
 struct dev_maps {
-	int trie, config, counters, header_hits;
+	int trie, config, counters, header_hits, socks;
 };
 
 void dev_maps_init(struct dev_maps *m);
 void dev_maps_close(struct dev_maps *m);
+/* A skeleton's maps, in struct dev_maps' order (trie, config, counters,
+ * header_hits, socks; the first @n): bound to @m's fds before load, so its
+ * programs use the device's maps; or copied into @m after load, to outlive
+ * the skeleton. */
+struct bpf_map;
+int dev_maps_reuse(const struct dev_maps *m, struct bpf_map *const *maps, size_t n);
+int dev_maps_dup(struct dev_maps *m, struct bpf_map *const *maps, size_t n);
+/* The kernel's id of map @fd, 0 if unknown. */
+__u32 map_id(int fd);
+
+/* Proxy mode: load the programs with @m's maps and attach them (sk_msg on
+ * the sockhash, then sockops on the cgroup); on failure nothing of this
+ * call remains attached. */
+int proxy_attach(const struct dev *d, const struct dev_maps *m);
+/* Proxy mode's maps, sockhash included (maps_create for a cgroup). */
+int proxy_maps_create(struct dev_maps *m);
+/* Take sockops program @prog_id off the cgroup, then every socket out of its
+ * sockhash: they are sent through plain TCP again when this returns. */
+int proxy_detach(const struct dev *d, __u32 prog_id);
+/* Take every socket out of sockhash @fd (a cgroup that is gone). */
+int proxy_release_socks(int fd);
+/* Established connections of the cgroup's processes to the ports in
+ * @ports: the ones the sockops program will never see. */
+int count_preexisting(const struct dev *d, const __u64 *ports);
 
 /* What the kernel says is attached to a device. */
 struct dev_state {
@@ -76,32 +100,82 @@ struct dev_state {
 };
 
 int dev_query(const struct dev *d, struct dev_state *st);
-/* The same, up to the first hdrstrip hook found (enough to reach the
- * device's maps, as update does): two netlink queries fewer when it is XDP. */
-int dev_query_any(const struct dev *d, struct dev_state *st);
 int dev_attached_hooks(const struct dev_state *st); /* count */
-/* Open the maps of any attached hdrstrip program (program -> map ids). */
+/*
+ * Open the maps of the programs attached to the device (program -> map
+ * ids): they, not pins named after the interface, are the device's state.
+ * Every hook must use the same maps: -EXDEV when they do not (@m then holds
+ * the first hook's); -ENOENT when no hook is attached.
+ */
 int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m);
 
-/* bpffs, pins, locks. */
-struct pin_lock {
+/*
+ * Serialise attach, update and detach of one device: a flock on its
+ * network namespace (an interface) or its cgroup directory. Nothing on
+ * bpffs: a read-only /sys/fs or a missing bpffs stop neither update nor
+ * detach, and pin directories may come and go under it.
+ */
+struct dev_lock {
 	int fd;
-	char dir[PATH_MAX];
 };
+
+int dev_lock(const struct dev *d, struct dev_lock *l);
+void dev_unlock(struct dev_lock *l);
 
 /* Make sure HS_BPFFS is a bpffs, mounting it if needed; warns once if the
  * mount would vanish with this process (a private mount namespace). */
 int bpffs_ensure(int warn_private);
-/* Create and lock @d->pin_dir (flock, blocking); serialises commands on one
- * device. */
-int pin_lock(const struct dev *d, struct pin_lock *l);
-void pin_unlock(struct pin_lock *l);
-/* Open the maps pinned under @d->pin_dir; -ENOENT if there are none. */
-int pins_open(const struct dev *d, struct dev_maps *m);
-/* Is any loaded BPF program using the map behind @map_fd? */
-int map_in_use(int map_fd);
-/* Remove hdrstrip's pins of @d (and its directory when empty). */
+
+/*
+ * Pins: a copy of the device's maps under @d->pin_dir, for bpftool users.
+ * Never the source of truth: commands find the maps from the attached
+ * programs; pins are written from them, and whatever else is found under
+ * the directory is classified (pins_inspect) and cleared or refused.
+ */
+enum pins_owner {
+	PINS_NONE, /* no pin there */
+	PINS_OURS, /* the maps of the hooks attached to this device */
+	PINS_STALE, /* nothing attached uses them: a killed command, a deleted interface */
+	PINS_RENAMED, /* this namespace's interface that had this name: owner_name now */
+	PINS_ELSEWHERE, /* in use by an attachment in another network namespace */
+};
+
+struct pins_info {
+	enum pins_owner owner;
+	int n; /* pins found (partial sets count) */
+	int have_cfg; /* the config pin was read */
+	struct hs_config cfg;
+	__u32 config_id;
+	char owner_name[IF_NAMESIZE]; /* PINS_RENAMED */
+};
+
+/* Classify the pins under @dir for device @d (whose hooks are @st; a
+ * device that is gone has ifindex 0 and no hooks). */
+int pins_inspect(const char *dir, const struct dev *d, const struct dev_state *st,
+		 struct pins_info *pi);
+/* Pin @m under @d->pin_dir, replacing pins of other maps; config last, so
+ * that a set without it is known to be partial. */
+int pins_write(const struct dev *d, const struct dev_maps *m);
+/* Remove hdrstrip's pins under @dir (whatever subset is there), the
+ * directory, and the pin root when no other device is left. */
+void pins_remove_dir(const char *dir);
 void pins_remove(const struct dev *d);
+/*
+ * Before an attach with nothing attached, or after a detach left nothing:
+ * clear what stale pins @d->pin_dir holds (and the clsact qdisc their
+ * attach made, if it holds no filter), and move a renamed interface's pins
+ * to its name. Returns 1 if pins were removed, 0 if there were none, or
+ * -EBUSY when they are another namespace's live state (@pi says whose).
+ */
+int pins_clear_stale(const struct dev *d, const struct dev_state *st, struct pins_info *pi);
+/*
+ * After an attach or update found @m from the kernel: make @d->pin_dir hold
+ * them (a renamed interface's pins move along, those under its old name
+ * go). Returns 0, or -errno when the pins could not be written (the
+ * attachment works without them).
+ */
+int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_maps *m,
+	      const struct hs_config *cfg);
 
 /* Hooks. */
 struct attach_opts {
@@ -110,18 +184,18 @@ struct attach_opts {
 	__u32 flows; /* capacity of the program's connection table */
 };
 
-/* Load the program for @o->hook with the maps pinned under @d->pin_dir and
- * attach it; on failure nothing of this call remains. */
-int hook_attach(const struct dev *d, const struct attach_opts *o, int *mode_used, int *legacy,
-		int *qdisc_created);
+/* Load the program for @o->hook with the maps @m (the verifier runs here)
+ * and attach it; on failure nothing of this call remains. */
+int hook_attach(const struct dev *d, const struct attach_opts *o, const struct dev_maps *m,
+		int *mode_used, int *legacy, int *qdisc_created);
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st);
 /* Remove the clsact qdisc if hdrstrip created it and no filter is left. */
 int tc_qdisc_release(const struct dev *d);
 /* Does @ifindex have a clsact qdisc? 1, 0, or -errno. */
 int tc_qdisc_exists(int ifindex);
 
-/* Create the maps of a device (pinned), without any program. */
-int maps_create_pinned(const struct dev *d);
+/* Create a device's maps (not pinned, no program): @m holds their fds. */
+int maps_create(const struct dev *d, struct dev_maps *m);
 
 /* Map contents. */
 int config_read(const struct dev_maps *m, struct hs_config *c);

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,33 +24,71 @@
 #include "loader.h"
 #include "proxy.skel.h"
 
-int proxy_attach(const struct dev *d)
+/* The skeleton with its five maps bound to @m (NULL: its own), and its
+ * programs set to load or not. */
+static struct hdrstrip_proxy *proxy_open(const struct dev_maps *m, int load_progs)
 {
-	char path[PATH_MAX + 32];
 	struct hdrstrip_proxy *skel = hdrstrip_proxy__open();
-	struct bpf_map *maps[5];
 	int r = 0;
 
 	if (!skel)
-		return -errno;
-	maps[0] = skel->maps.trie;
-	maps[1] = skel->maps.config;
-	maps[2] = skel->maps.counters;
-	maps[3] = skel->maps.header_hits;
-	maps[4] = skel->maps.socks;
-	for (size_t i = 0; i < HS_ARRAY_SIZE(maps) && !r; i++) {
-		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, bpf_map__name(maps[i]));
-		r = bpf_map__set_pin_path(maps[i], path);
+		return NULL;
+	if (m) {
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits, skel->maps.socks };
+
+		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
 	}
-	if (!r)
-		r = hdrstrip_proxy__load(skel);
+	bpf_program__set_autoload(skel->progs.hdrstrip_sockops, load_progs);
+	bpf_program__set_autoload(skel->progs.hdrstrip_msg, load_progs);
+	if (r) {
+		hdrstrip_proxy__destroy(skel);
+		errno = -r;
+		return NULL;
+	}
+	return skel;
+}
+
+int proxy_maps_create(struct dev_maps *m)
+{
+	struct hdrstrip_proxy *skel = proxy_open(NULL, 0);
+	int r;
+
+	dev_maps_init(m);
+	if (!skel)
+		return -errno;
+	r = hdrstrip_proxy__load(skel);
+	if (!r) {
+		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
+					   skel->maps.header_hits, skel->maps.socks };
+
+		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
+	}
+	hdrstrip_proxy__destroy(skel);
+	return r;
+}
+
+int proxy_attach(const struct dev *d, const struct dev_maps *m)
+{
+	struct hdrstrip_proxy *skel = proxy_open(m, 1);
+	int r;
+
+	if (!skel)
+		return -errno;
+	/* The verifier runs here, before anything is attached. */
+	r = hdrstrip_proxy__load(skel);
 	if (!r && bpf_prog_attach(bpf_program__fd(skel->progs.hdrstrip_msg),
 				  bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT, 0))
 		r = -errno;
 	/* MULTI: other sockops programs on the cgroup keep running. */
 	if (!r && bpf_prog_attach(bpf_program__fd(skel->progs.hdrstrip_sockops), d->cgroup_fd,
-				  BPF_CGROUP_SOCK_OPS, BPF_F_ALLOW_MULTI))
+				  BPF_CGROUP_SOCK_OPS, BPF_F_ALLOW_MULTI)) {
 		r = -errno;
+		/* The sockhash would hold the sk_msg program for as long as
+		 * the map lives: take it off. */
+		bpf_prog_detach2(bpf_program__fd(skel->progs.hdrstrip_msg),
+				 bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT);
+	}
 	hdrstrip_proxy__destroy(skel);
 	return r;
 }
@@ -57,7 +96,7 @@ int proxy_attach(const struct dev *d)
 /* The sockhash among the maps of program @prog_fd, opened: -errno if none. */
 static int sockhash_of_prog(int prog_fd)
 {
-	__u32 ids[16] = { 0 }, len; /* zeroed: see map_in_use() */
+	__u32 ids[16] = { 0 }, len; /* zeroed: the kernel fills them, valgrind cannot see it */
 	struct bpf_prog_info info;
 
 	memset(&info, 0, sizeof(info));
@@ -104,6 +143,17 @@ static int sockhash_flush(int fd)
 		key = next;
 	}
 	return 0;
+}
+
+int proxy_release_socks(int fd)
+{
+	int r = sockhash_flush(fd);
+
+	if (!r) {
+		(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		r = sockhash_flush(fd);
+	}
+	return r;
 }
 
 int proxy_detach(const struct dev *d, __u32 prog_id)

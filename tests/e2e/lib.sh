@@ -243,6 +243,17 @@ cleanup() {
 	exit "$rc"
 }
 
+# private_bpffs "$@": the rest of the test runs in a mount namespace of its
+# own with a fresh bpffs, so its pins are its own and can be hidden or made
+# elsewhere at will. Call it first, before e2e_init (it runs the test anew).
+private_bpffs() {
+	if [ -z "${HS_PRIVATE_MNT:-}" ]; then
+		require_root
+		exec unshare -m --propagation private env HS_PRIVATE_MNT=1 bash "$0" "$@"
+	fi
+	mount -t bpf bpf /sys/fs/bpf || fail "cannot mount a private bpffs"
+}
+
 # Make the work directory and the trap; every test calls this first.
 e2e_init() {
 	require_root

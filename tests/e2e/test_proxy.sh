@@ -200,6 +200,10 @@ step "attach --cgroup" to_file "$WORK/attach.out" hs attach --cgroup "$CG" --hea
 has_line "$(cat "$WORK/attach.out")" "attached cgroup to 'cgroup-$CG_ID'" "attach: output"
 expect_exit 1 "attach twice" hs attach --cgroup "$CG" --headers "$LIST"
 has_line "$EXPECT_OUT" "already attached" "attach twice: message says already attached"
+# The hint names commands that work (it once said 'detach cgroup-ID --hook
+# cgroup', which exits 2).
+has_line "$EXPECT_OUT" "'hdrstrip update --cgroup $CG --headers FILE'.*'hdrstrip detach --cgroup $CG'" \
+	"attach twice: the hint names update --cgroup and detach --cgroup"
 for m in trie config counters header_hits socks; do
 	[ -e "$PIN/$m" ] || fail "attach: no $PIN/$m"
 done

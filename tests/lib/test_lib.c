@@ -401,6 +401,118 @@ static void test_mask_limit(void **state)
 	hs_free(m);
 }
 
+/* ---- NULL, zero-length and huge inputs (issue 16) ---- */
+
+/* A list whose one name is @len bytes of 'a' (and a prefix '*'), in a buffer
+ * of its exact length. */
+static char *long_name_list(size_t len, int prefix, size_t *out_len)
+{
+	char *t = malloc(len + 2);
+
+	assert_non_null(t);
+	memset(t, 'a', len);
+	t[len] = prefix ? '*' : '\n';
+	*out_len = len + (size_t)(prefix != 0);
+	return t;
+}
+
+static void test_compile_long_name(void **state)
+{
+	static const size_t lens[] = { 129, 65536 + 1, 65536 + 128, 70000 };
+	struct hs_error err;
+	char want[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (int prefix = 0; prefix < 2; prefix++) {
+			size_t len;
+			char *t = long_name_list(lens[i], prefix, &len);
+
+			/* Once a heap overflow for 65,536 + k bytes (k <= 128). */
+			assert_null(hs_compile_text(t, len, "lst", NULL, &err));
+			assert_int_equal(err.code, -EINVAL);
+			assert_int_equal(err.bad_input, 1);
+			snprintf(want, sizeof(want), " is %zu bytes long; the limit is 128",
+				 lens[i]);
+			if (!strstr(err.msg, want))
+				fail_msg("message \"%s\" does not say \"%s\"", err.msg, want);
+			free(t);
+		}
+}
+
+static void test_null_zero_huge(void **state)
+{
+	static const char req[] = "GET / HTTP/1.1\r\nX-Internal-Auth: s\r\n\r\n";
+	hs_matcher *m = compile_str(basic_list);
+	struct hs_mask_result res;
+	struct hs_rule_info info;
+	struct hs_error err;
+	size_t huge = HS_MASK_MAX_BYTES * (size_t)80; /* 5 MiB */
+	char *buf, *big;
+
+	(void)state;
+	/* Compiling: NULL text with a length, no text at all, no path. */
+	assert_null(hs_compile_text(NULL, 5, "lst", NULL, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_int_equal(err.bad_input, 1);
+	assert_null(hs_compile_text(NULL, 0, "lst", NULL, &err));
+	assert_int_equal(err.code, -EINVAL); /* an empty list */
+	assert_int_equal(err.bad_input, 1);
+	assert_null(hs_compile_text("", 0, NULL, NULL, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_null(hs_compile_file(NULL, NULL, &err));
+	assert_int_equal(err.code, -EINVAL);
+	assert_null(hs_compile_file("", NULL, &err));
+	assert_int_equal(err.code, -ENOENT);
+	assert_int_equal(err.bad_input, 1);
+	/* More than 64 MiB of list: refused before it is read. */
+	big = malloc((64u << 20) + 1);
+	assert_non_null(big);
+	memset(big, '\n', (64u << 20) + 1);
+	assert_null(hs_compile_text(big, (64u << 20) + 1, "big", NULL, &err));
+	assert_int_equal(err.code, -EFBIG);
+	assert_int_equal(err.bad_input, 1);
+	assert_string_equal(err.msg, "big: header list is larger than 64 MiB");
+	free(big);
+
+	/* Lookups and rules. */
+	assert_int_equal(hs_lookup(m, NULL, 0, NULL), 0);
+	assert_int_equal(hs_lookup(m, NULL, 7, NULL), 0);
+	assert_int_equal(hs_lookup(NULL, NULL, 0, NULL), 0);
+	assert_int_equal(hs_rule_get(m, 0, &info), -EINVAL);
+	assert_int_equal(hs_rule_get(m, hs_rule_count(m) + 1, &info), -EINVAL);
+	assert_int_equal(hs_rule_get(m, 1, NULL), -EINVAL);
+	assert_int_equal(hs_rule_get(NULL, 1, &info), -EINVAL);
+	assert_int_equal(hs_rule_count(NULL), 0);
+	/* A name far longer than any rule: only a prefix rule can match it. */
+	buf = malloc(huge);
+	assert_non_null(buf);
+	memset(buf, 'a', huge);
+	assert_int_equal(hs_lookup(m, buf, huge, NULL), 0);
+	memcpy(buf, "x-edge-", 7);
+	assert_int_equal(hs_lookup(m, buf, huge, NULL), 2);
+
+	/* Masking: NULL is -EINVAL at any length, as documented (once 1,
+	 * with UBSan reporting an offset applied to NULL). */
+	assert_int_equal(hs_mask_headers(m, NULL, 0, &res), -EINVAL);
+	assert_int_equal(hs_mask_headers(m, NULL, 0, NULL), -EINVAL);
+	assert_int_equal(hs_mask_headers(m, NULL, 10, &res), -EINVAL);
+	assert_int_equal(hs_mask_headers(NULL, buf, 10, &res), -EINVAL);
+	assert_int_equal(hs_mask_headers(NULL, NULL, 0, &res), -EINVAL);
+	/* Zero bytes of a real buffer: nothing yet. */
+	assert_int_equal(hs_mask_headers(m, buf, 0, &res), HS_MASK_INCOMPLETE);
+	assert_int_equal(res.scanned, 0);
+	/* A huge buffer: a request within the window is masked, nothing past
+	 * the window is read. */
+	memcpy(buf, req, sizeof(req) - 1);
+	assert_int_equal(hs_mask_headers(m, buf, huge, &res), HS_MASK_DONE);
+	assert_int_equal(res.end, sizeof(req) - 1);
+	assert_int_equal(res.headers_masked, 1);
+	assert_memory_equal(buf + 16, "x-hdrstrip: x", 13);
+	free(buf);
+	hs_free(m);
+}
+
 /* ---- the naive reference ---- */
 
 struct ref_list {
@@ -746,6 +858,8 @@ int main(void)
 		cmocka_unit_test(test_mask_basic),
 		cmocka_unit_test(test_mask_statuses),
 		cmocka_unit_test(test_mask_limit),
+		cmocka_unit_test(test_compile_long_name),
+		cmocka_unit_test(test_null_zero_huge),
 		cmocka_unit_test(test_corpus_requests),
 		cmocka_unit_test(test_random_requests),
 	};
