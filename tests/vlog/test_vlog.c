@@ -68,6 +68,13 @@ void pr_info(const char *fmt, ...)
 
 static char dir[] = "/tmp/hdrstrip-test-vlog-XXXXXX";
 
+/* main.c's, for the commands linked in (none runs here). */
+int usage_out(const char *text, int ok)
+{
+	fputs(text, ok ? stdout : stderr);
+	return ok ? 0 : 2;
+}
+
 static int setup(void **state)
 {
 	(void)state;

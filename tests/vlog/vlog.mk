@@ -10,12 +10,15 @@ $(VLOG_BAD): tests/vlog/bad.bpf.c | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(VLOG_TEST): tests/vlog/test_vlog.c user/vlog.c user/vlog.h user/loader.c user/loader.h \
-		user/cli.h | $(OUTPUT)/tests
+# The test gives its own pr_*() (main.c's), and links every other object of
+# the CLI, as the loader needs them.
+VLOG_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(CLI_OBJS))
+
+$(VLOG_TEST): tests/vlog/test_vlog.c $(VLOG_OBJS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -DBAD_OBJ='"$(abspath $(VLOG_BAD))"' \
-		-DGOOD_OBJ='"$(abspath $(BPF_OBJ))"' $< user/vlog.c user/loader.c \
-		-lcmocka $(LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -Iuser -I$(OUTPUT) -DBAD_OBJ='"$(abspath $(VLOG_BAD))"' \
+		-DGOOD_OBJ='"$(abspath $(BPF_OBJ))"' $< $(VLOG_OBJS) \
+		-lcmocka $(CLI_LIBS) -o $@
 
 test-vlog: $(VLOG_TEST) $(VLOG_BAD) $(BPF_OBJ)
 	$(Q)$(VLOG_TEST)
