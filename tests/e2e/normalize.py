@@ -136,7 +136,11 @@ class Trial:
         """Wait for @n answers (not long once bytes were lost). The wait
         ends at the n-th answer: a long one costs nothing on a quiet
         machine and keeps a busy one (CI, 2 shared cores) from failing."""
-        return c.responses(n, DROP_WAIT if self.lost else timeout)
+        got = c.responses(n, DROP_WAIT if self.lost else timeout)
+        if len(got) < n:
+            self.note("%d of %d answers%s%s" % (len(got), n, ", reset" if c.reset else "",
+                                               ", FIN" if c.fin else ""))
+        return got
 
     def expect(self, *requests):
         self.expected = list(requests)
@@ -821,8 +825,16 @@ def run(a):
                 t.problem("case raised %s: %s" % (type(e).__name__, e))
             t.close()
             t.notes.append("%.2fs" % (time.monotonic() - t0))
-            time.sleep(0.02)  # the origin writes its log before it answers
+            # The origin's log may be written a little after its answer
+            # (a busy machine): wait for as many reports as requests are
+            # expected, up to a deadline.
+            end = time.monotonic() + 2.0
+            time.sleep(0.02)
             text = log_since(log, off)
+            while (t.expected is not None and len(reports_of(text)) < len(t.expected)
+                   and time.monotonic() < end):
+                time.sleep(0.05)
+                text = log_since(log, off)
             reports, errors, leaks, token_in = examine(text, rules, fold, t.tok)
             problems = list(t.problems)
             if leaks:
@@ -870,7 +882,7 @@ def judge(a):
     hooks = list(dict.fromkeys(r["hook"] for r in rows))
     cases = list(dict.fromkeys(r["case"] for r in rows))
     info = {r["case"]: (r["cls"], r["what"]) for r in rows}
-    # The table comes last: run.sh shows a failed test's last lines.
+    # The table, then the reasons, come last: run.sh shows a failed test's last lines.
     w = 30
     table, failures = [], []
     npass = nfail = 0
@@ -893,12 +905,10 @@ def judge(a):
                 who = "all"
             cells.append("%-*s" % (w, ("FAIL %s %s" % (tags, who))[:w]))
             for r in bad:
-                failures.append("%s/%s/%s: %s" % (c, h, r["origin"], "; ".join(r["problems"])))
+                failures.append("%s/%s/%s: %s [notes: %s]" % (c, h, r["origin"],
+                                                              "; ".join(r["problems"]),
+                                                              ", ".join(r["notes"])))
         table.append("%-3s %-16s " % (info[c][0], c[:16]) + " ".join(cells))
-    if failures:
-        print("normalize: failures, per case, hook and origin:")
-        for f in failures:
-            print("  " + f[:400])
     print("normalize: the cases:")
     for c in cases:
         print("  %-16s (class %s) %s" % (c, info[c][0], info[c][1]))
@@ -911,6 +921,11 @@ def judge(a):
     for line in table:
         print(line)
     print("normalize: %d passed, %d failed (case x hook)" % (npass, nfail))
+    # The reasons last: run.sh shows a failed test's last lines.
+    if failures:
+        print("normalize: failures, per case, hook and origin:")
+        for f in failures:
+            print("  " + f[:400])
     return 1 if failures else 0
 
 
