@@ -30,6 +30,7 @@ usage. With several ports, the first failure's status.
 """
 import argparse
 import socket
+import struct
 import sys
 import time
 
@@ -131,6 +132,9 @@ def exchange(a, port, host, pieces):
         print("client: :%d: %s" % (port, e), file=sys.stderr)
         return 4, resp
     finally:
+        if a.abort:
+            # A reset now: nothing left unsent reaches the server later.
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         sock.close()
     if not resp:
         print("client: :%d: connection closed without a response" % port, file=sys.stderr)
@@ -164,6 +168,9 @@ def main():
                     help="first send N requests with a --warmup-body on the same connection "
                     "and read their answers: the server's receive window grows with them")
     ap.add_argument("--warmup-body", type=int, default=32768, metavar="BYTES")
+    ap.add_argument("--abort", action="store_true",
+                    help="close with a reset: bytes the kernel still holds are never sent "
+                    "(a request a test gave up on must not reach the server later)")
     ap.add_argument("--print-offset", metavar="BYTES", action="append", default=[],
                     help="print where BYTES start in the request and exit (repeatable)")
     ap.add_argument("--body-only", action="store_true", help="print only the response body")
