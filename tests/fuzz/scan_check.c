@@ -581,7 +581,10 @@ static size_t desync_cut(const struct sc_input *in, int kind, const struct sc_ru
 		return 0;
 	for (p = q + 1; p < ln->end && b->cls[p] == CL_REQ; p++)
 		;
-	if (p < ln->end && b->cls[p] == CL_FIELD && seg_start_of(in, kind, p) == p &&
+	/* Or the split run read the whole rest of the line as the request
+	 * line that is none (no server reads a field there either). */
+	if (((p < ln->end && b->cls[p] == CL_FIELD && seg_start_of(in, kind, p) == p) ||
+	     p == ln->end) &&
 	    !memcmp(b->out + q, in->stream + q, p - q))
 		return q ? q : ln->end + 1; /* q == 0 is the stream's first byte */
 	return 0;
