@@ -36,10 +36,13 @@ FUZZ_BINS := $(addprefix $(FUZZ_OUT)/,$(FUZZERS))
 FUZZ_CFLAGS := -g -O1 -std=gnu11 $(WARN) -Iinclude -Iuser -I$(FUZZ_DIR)
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_HDRS := $(wildcard $(FUZZ_DIR)/*.h) $(SHARED_HDRS) $(wildcard user/*.h)
-FUZZ_SRCS_fuzz_scan := $(FUZZ_DIR)/fuzz_scan.c $(FUZZ_DIR)/scan_check.c $(FUZZ_DIR)/liberal.c
-FUZZ_SRCS_fuzz_hlist := $(FUZZ_DIR)/fuzz_hlist.c $(FUZZ_DIR)/hlist_check.c $(FUZZ_DIR)/liberal.c
+# Linked into every fuzzer: the liberal reader, and what the oracles and
+# their entry points share (check_util.h).
+FUZZ_COMMON := $(FUZZ_DIR)/liberal.c $(FUZZ_DIR)/check_util.c
+FUZZ_SRCS_fuzz_scan := $(FUZZ_DIR)/fuzz_scan.c $(FUZZ_DIR)/scan_check.c $(FUZZ_COMMON)
+FUZZ_SRCS_fuzz_hlist := $(FUZZ_DIR)/fuzz_hlist.c $(FUZZ_DIR)/hlist_check.c $(FUZZ_COMMON)
 FUZZ_SRCS_fuzz_tcp := $(FUZZ_DIR)/fuzz_tcp.c $(FUZZ_DIR)/tcp_check.c $(FUZZ_DIR)/tcp_model.c \
-	$(FUZZ_DIR)/seg_drive.c $(FUZZ_DIR)/scan_check.c $(FUZZ_DIR)/liberal.c
+	$(FUZZ_DIR)/seg_drive.c $(FUZZ_DIR)/scan_check.c $(FUZZ_COMMON)
 # Per fuzzer: the longest input, and its dictionary.
 FUZZ_OPTS_fuzz_scan := -max_len=4096 -dict=$(FUZZ_DIR)/scan.dict
 FUZZ_OPTS_fuzz_hlist := -max_len=4096 -dict=$(FUZZ_DIR)/hlist.dict

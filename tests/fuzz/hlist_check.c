@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The list fuzzer's oracle: see hlist_check.h. */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include <hdrstrip/trie.h>
 
+#include "check_util.h"
 #include "compile.h"
 #include "hlist.h"
 #include "hlist_check.h"
@@ -21,35 +20,12 @@
 static struct hs_trie g_trie;
 static struct lib_list g_ref;
 
-struct hl_err {
-	char *buf;
-	size_t size;
-	int failed;
-};
-
-static __attribute__((format(printf, 2, 3))) void failf(struct hl_err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->failed++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->buf, e->size, fmt, ap);
-	va_end(ap);
-}
-
 static const char *show(const uint8_t *p, size_t n)
 {
 	static char buf[2][600];
 	static int k;
-	char *b = buf[k++ & 1];
-	size_t o = 0;
 
-	for (size_t i = 0; i < n && o + 8 < sizeof(buf[0]); i++)
-		o += snprintf(b + o, sizeof(buf[0]) - o,
-			      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
-	b[o] = 0;
-	return b;
+	return cu_escape(buf[k++ & 1], sizeof(buf[0]), p, n);
 }
 
 /* ---- the list as the manual describes it, read the plain way ---- */
@@ -99,7 +75,7 @@ static int naive_read(const char *t, size_t len, struct lib_list *r)
 
 /* ---- verdicts ---- */
 
-static void check_query(const struct hs_trie *t, const uint8_t *q, size_t n, struct hl_err *e)
+static void check_query(const struct hs_trie *t, const uint8_t *q, size_t n, struct cu_err *e)
 {
 	uint32_t want = lib_match(&g_ref, q, n), got, st = HS_TRIE_ROOT;
 	uint8_t *exact = malloc(n ? n : 1);
@@ -135,7 +111,7 @@ static void check_query(const struct hs_trie *t, const uint8_t *q, size_t n, str
 }
 
 /* The name of rule @i and what is near it. */
-static size_t check_around(const struct hs_trie *t, size_t i, size_t budget, struct hl_err *e)
+static size_t check_around(const struct hs_trie *t, size_t i, size_t budget, struct cu_err *e)
 {
 	static const char *const ext[] = { "a", "-", "_", "*", "x-", "Z9", "\x80", ":", " " };
 	const struct lib_rule *r = &g_ref.rules[i];
@@ -178,7 +154,7 @@ static size_t check_around(const struct hs_trie *t, size_t i, size_t budget, str
 
 int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
-	struct hl_err e = { .buf = why, .size = why_size };
+	struct cu_err e = { .buf = why, .size = why_size };
 	struct hs_list_opts o;
 	struct hs_list l;
 	struct hs_err err;

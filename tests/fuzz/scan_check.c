@@ -25,13 +25,13 @@
  * Nothing else may differ, except after such a field when its name is one
  * that frames the request (the masked field no longer frames anything).
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hdrstrip/scan.h>
 
+#include "check_util.h"
 #include "compile.h"
 #include "hlist.h"
 #include "liberal.h"
@@ -112,23 +112,6 @@ static struct {
 
 static struct sc_run g_runs[RUN_KINDS];
 static struct lib_line g_lines[SC_MAX_LINES];
-
-struct sc_err {
-	char *buf;
-	size_t size;
-	int failed;
-};
-
-static __attribute__((format(printf, 2, 3))) void failf(struct sc_err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->failed++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->buf, e->size, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- input ---- */
 
@@ -272,7 +255,7 @@ static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left
 	return n < left ? n : left;
 }
 
-static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, struct sc_err *e)
+static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, struct cu_err *e)
 {
 	const size_t hdr = SC_HDR + (in->mode >> 4);
 	const int fresh = in->mode & SC_MODE_FRESH;
@@ -390,14 +373,8 @@ static const char *show(const uint8_t *p, size_t n)
 {
 	static char buf[4][200];
 	static int k;
-	char *b = buf[k++ & 3];
-	size_t o = 0;
 
-	for (size_t i = 0; i < n && o + 8 < sizeof(buf[0]); i++)
-		o += snprintf(b + o, sizeof(buf[0]) - o,
-			      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
-	b[o] = 0;
-	return b;
+	return cu_escape(buf[k++ & 3], sizeof(buf[0]), p, n);
 }
 
 static int line_changed(const struct sc_run *r, const uint8_t *in, const struct lib_line *ln)
@@ -449,7 +426,7 @@ static size_t run_lines(const struct sc_run *r, size_t n_lines, struct lib_line 
 static struct lib_line g_rlines[RUN_KINDS][2 * SC_MAX_LINES];
 static size_t g_n_rlines[RUN_KINDS];
 
-static void check_run(const struct sc_input *in, int kind, const struct sc_run *r, struct sc_err *e)
+static void check_run(const struct sc_input *in, int kind, const struct sc_run *r, struct cu_err *e)
 {
 	const struct lib_list *l = &g_list.lib;
 	const struct lib_line *lines = g_rlines[kind];
@@ -642,7 +619,7 @@ static size_t compare_lines(const struct sc_input *in, int kind, const struct sc
 }
 
 static void compare_runs(const struct sc_input *in, int base, int kind, size_t n_lines,
-			 struct sc_err *e)
+			 struct cu_err *e)
 {
 	const struct sc_run *a = &g_runs[base], *b = &g_runs[kind];
 	const uint8_t *src = in->stream;
@@ -846,7 +823,7 @@ static int untracked_scan(const struct sc_input *in)
 
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
-	struct sc_err e = { .buf = why, .size = why_size };
+	struct cu_err e = { .buf = why, .size = why_size };
 	struct sc_input in;
 	size_t n_lines;
 

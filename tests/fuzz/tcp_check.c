@@ -40,7 +40,6 @@
  *
  * TC_DEBUG=1 traces every segment; TC_STATS=1 prints counters at exit.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +47,7 @@
 #include <hdrstrip/flow.h>
 #include <hdrstrip/scan.h>
 
+#include "check_util.h"
 #include "liberal.h"
 #include "scan_check.h"
 #include "seg_drive.h"
@@ -94,12 +94,6 @@ struct tc_tx {
 	int op;
 };
 
-struct tc_err {
-	char *buf;
-	size_t size;
-	int failed;
-};
-
 static struct tc_run {
 	const struct tc_input *in;
 	const struct hs_trie *t;
@@ -121,7 +115,7 @@ static struct tc_run {
 	uint32_t restarts[TC_MAX_COPIES];
 	size_t n_restarts;
 	unsigned long mismatch_drops;
-	struct tc_err *e;
+	struct cu_err *e;
 	int debug;
 } g_run;
 
@@ -144,29 +138,12 @@ static const char *const why_name[HS_WHY_MAX] = {
 	[HS_WHY_UNTRACKED] = "untracked",
 };
 
-static __attribute__((format(printf, 2, 3))) void failf(struct tc_err *e, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (e->failed++)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(e->buf, e->size, fmt, ap);
-	va_end(ap);
-}
-
 static const char *show(const uint8_t *p, size_t n)
 {
 	static char buf[4][240];
 	static int k;
-	char *b = buf[k++ & 3];
-	size_t o = 0;
 
-	for (size_t i = 0; i < n && o + 8 < sizeof(buf[0]); i++)
-		o += snprintf(b + o, sizeof(buf[0]) - o,
-			      p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\' ? "%c" : "\\x%02x", p[i]);
-	b[o] = 0;
-	return b;
+	return cu_escape(buf[k++ & 3], sizeof(buf[0]), p, n);
 }
 
 static void print_stats(void)
@@ -992,7 +969,7 @@ static void check_benign(struct tc_run *r)
 int tc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
 	static int stats_on;
-	struct tc_err e = { .buf = why, .size = why_size };
+	struct cu_err e = { .buf = why, .size = why_size };
 	struct tc_input in;
 	struct tc_run *r = &g_run;
 	int untracked;

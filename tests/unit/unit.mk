@@ -23,7 +23,7 @@ $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/tes
 # written out against the scanner.
 FUZZ_REGRESS_BIN := $(OUTPUT)/tests/test_fuzz_regress
 FUZZ_ORACLE_SRCS := tests/fuzz/scan_check.c tests/fuzz/hlist_check.c tests/fuzz/liberal.c \
-	tests/fuzz/tcp_check.c tests/fuzz/tcp_model.c tests/fuzz/seg_drive.c
+	tests/fuzz/tcp_check.c tests/fuzz/tcp_model.c tests/fuzz/seg_drive.c tests/fuzz/check_util.c
 
 $(FUZZ_REGRESS_BIN): $(UNIT_DIR)/test_fuzz_regress.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
 		$(FUZZ_ORACLE_SRCS) $(wildcard tests/fuzz/*.h) $(PURE_SRCS) $(SHARED_HDRS) \
