@@ -226,23 +226,6 @@ static int phase_class(__u8 phase)
 	return CL_NONE;
 }
 
-/* 16-bit one's complement sum of @p[from, to), words in memory order. */
-static __u64 sum16(const uint8_t *p, size_t from, size_t to)
-{
-	__u64 s = 0;
-
-	for (size_t i = from; i < to; i += 2)
-		s += p[i] | (i + 1 < to ? (__u64)p[i + 1] << 8 : 0);
-	return s;
-}
-
-static __u16 fold16(__u64 s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (__u16)s;
-}
-
 static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left)
 {
 	size_t n;
@@ -289,7 +272,7 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 		for (size_t i = 0; i < hdr; i++)
 			buf[i] = (uint8_t)(0xa5 ^ i);
 		memcpy(buf + hdr, in->stream + off, n);
-		before = sum16(buf, hdr - 20, hdr + n);
+		before = cu_sum16(buf, hdr - 20, hdr + n);
 
 		hs_scan_begin(&s, &st, hdr, hdr + n, hdr - 20);
 		if (go_on)
@@ -325,9 +308,9 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 				failf(e,
 				      "%s run: header byte %zu before the segment at %zu was changed",
 				      run_name[kind], i, off);
-		after = sum16(buf, hdr - 20, hdr + n);
+		after = cu_sum16(buf, hdr - 20, hdr + n);
 		{
-			__u16 check = (__u16)~fold16(before), want = (__u16)~fold16(after);
+			__u16 check = (__u16)~cu_fold16(before), want = (__u16)~cu_fold16(after);
 			__u16 got = hs_csum_update(&s, check);
 
 			/* 0x0000 and 0xffff are the same number in one's complement. */

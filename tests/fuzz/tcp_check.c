@@ -228,22 +228,6 @@ static void cut_stream(struct tc_run *r)
 
 /* ---- one transmission ---- */
 
-static uint64_t sum16(const uint8_t *p, size_t from, size_t to)
-{
-	uint64_t s = 0;
-
-	for (size_t i = from; i < to; i += 2)
-		s += p[i] | (i + 1 < to ? (uint64_t)p[i + 1] << 8 : 0);
-	return s;
-}
-
-static uint16_t fold16(uint64_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
-
 static const char *flag_str(uint8_t f)
 {
 	static char b[4][16];
@@ -320,7 +304,7 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 		pkt[i] = (uint8_t)(0xa5 ^ i);
 	if (tx->len)
 		memcpy(pkt + payload_off, tx->payload, tx->len);
-	before = sum16(pkt, TC_L4, size);
+	before = cu_sum16(pkt, TC_L4, size);
 
 	present = r->tab.present;
 	/* What the datapath's socket lookup finds at ingress (XDP, TC). */
@@ -345,8 +329,8 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 		if (pkt[i] != (uint8_t)(0xa5 ^ i))
 			failf(r->e, "segment at base%+d (op %d): header byte %zu was written",
 			      (int)(tx->seq - r->base), tx->op, i);
-	check = (uint16_t)~fold16(before);
-	want = (uint16_t)~fold16(sum16(pkt, TC_L4, size));
+	check = (uint16_t)~cu_fold16(before);
+	want = (uint16_t)~cu_fold16(cu_sum16(pkt, TC_L4, size));
 	got = hs_csum_update_acc(res.csum_acc, check);
 	if (res.verdict == SD_PASS && got != want &&
 	    !((got == 0 || got == 0xffff) && (want == 0 || want == 0xffff)))
