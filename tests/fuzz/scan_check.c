@@ -53,13 +53,6 @@ static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 #define SC_MAX_LINES (SC_MAX_STREAM + 1)
 #define SC_MAX_PREMASK 4096
 
-enum {
-	CL_NONE = 0,
-	CL_REQ,
-	CL_FIELD,
-	CL_BODY
-};
-
 /* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
  * line from its first byte. */
 enum {
@@ -215,8 +208,10 @@ const struct hs_trie *sc_load(const uint8_t *text, size_t len, const struct lib_
 
 /* ---- one run, as bpf/hdrstrip.bpf.c drives the scanner ---- */
 
-static int phase_class(__u8 phase)
+int sc_phase_class(uint8_t phase)
 {
+	/* The rest of a line where a request line must start, that is none
+	 * (HS_PH_REQ_REST), is no field line to any server either. */
 	if (phase <= HS_PH_REQ_REST)
 		return CL_REQ;
 	if (phase == HS_PH_BODY || (phase >= HS_PH_CHUNK_SIZE && phase <= HS_PH_CHUNK_END))
@@ -288,7 +283,7 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 			}
 			rc = hs_scan_step(&s, &g_list.trie, buf, buf + hdr + n);
 			for (__u32 p = pos0; p < s.pos && p < hdr + n; p++)
-				r->cls[off + p - hdr] = phase_class(ph0);
+				r->cls[off + p - hdr] = sc_phase_class(ph0);
 			if (rc == HS_STEP_MATCH) {
 				if (r->n_hits < SC_MAX_HITS)
 					r->hits[r->n_hits++] =

@@ -29,6 +29,19 @@
 #define SC_MODE_UNTRACKED_SHIFT 1
 #define SC_MODE_ON_ERROR_PASS 0x08
 
+/* What the scanner read a byte as, by the phase it stepped over the byte
+ * in: part of a request line, of a field line (header or trailer block, or
+ * line by line), of a body or its chunk framing, or none of these (not
+ * HTTP, dropped, halted). The TCP oracle classes bytes the same way. */
+enum {
+	CL_NONE = 0,
+	CL_REQ,
+	CL_FIELD,
+	CL_BODY
+};
+
+int sc_phase_class(uint8_t phase);
+
 /* 0 if every oracle holds; otherwise -1 with what failed in @why. */
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size);
 

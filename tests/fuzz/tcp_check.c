@@ -570,26 +570,6 @@ static void resend(struct tc_run *r)
 
 /* ---- what the application reads ---- */
 
-enum {
-	CL_NONE = 0,
-	CL_REQ,
-	CL_FIELD,
-	CL_BODY
-};
-
-static int phase_class(__u8 phase)
-{
-	/* The rest of a line where a request line must start, that is none
-	 * (HS_PH_REQ_REST), is no field line to any server either. */
-	if (phase <= HS_PH_REQ_REST)
-		return CL_REQ;
-	if (phase == HS_PH_BODY || (phase >= HS_PH_CHUNK_SIZE && phase <= HS_PH_CHUNK_END))
-		return CL_BODY;
-	if (phase < HS_PH_NOT_HTTP)
-		return CL_FIELD;
-	return CL_NONE;
-}
-
 #define TC_MAX_HITS 1024
 
 /* A scan of @n bytes of @src, cut at the ascending stream offsets @cuts,
@@ -651,8 +631,8 @@ static void scan_cut(struct tc_run *r, const uint8_t *src, size_t n, const uint3
 			steps++;
 			rc = hs_scan_step(&s, r->t, buf, buf + TC_HDR + len);
 			for (__u32 p = pos0; p < s.pos && p < TC_HDR + len; p++) {
-				o->cls[off + p - TC_HDR] = (uint8_t)phase_class(ph0);
-				o->req[off + p - TC_HDR] |= phase_class(ph0) == CL_REQ;
+				o->cls[off + p - TC_HDR] = (uint8_t)sc_phase_class(ph0);
+				o->req[off + p - TC_HDR] |= sc_phase_class(ph0) == CL_REQ;
 			}
 			if (rc == HS_STEP_MATCH) {
 				if (o->n_hits < TC_MAX_HITS)
