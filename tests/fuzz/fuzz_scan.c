@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* libFuzzer entry point of the scanner fuzzer: see scan_check.h. */
-#include <stdio.h>
-#include <stdlib.h>
-
+#include "check_util.h"
 #include "scan_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char why[1024];
-
-	if (sc_check(data, size, why, sizeof(why))) {
-		fprintf(stderr, "fuzz_scan: %s\n", why);
-		abort();
-	}
-	return 0;
+	return cu_fuzz_one("fuzz_scan", sc_check, data, size);
 }
