@@ -377,21 +377,16 @@ static size_t seg_start_of(const struct sc_input *in, int kind, size_t p)
 	}
 }
 
-/*
- * The lines of the stream as a run read them: the input's lines, and a
- * line also starts where the scanner went over to field lines in the middle
- * of one (a desynchronised request line or chunk line, checked line by line
- * from there). Returns the count, in @out.
- */
-static size_t run_lines(const struct sc_run *r, size_t n_lines, struct lib_line *out)
+size_t sc_run_lines(const uint8_t *cls, const struct lib_line *lines, size_t n_lines,
+		    struct lib_line *out)
 {
 	size_t n = 0;
 
 	for (size_t k = 0; k < n_lines; k++) {
-		struct lib_line ln = g_lines[k];
+		struct lib_line ln = lines[k];
 
 		for (size_t p = ln.start + 1; p < ln.end; p++) {
-			if (r->cls[p] != CL_FIELD || r->cls[p - 1] == CL_FIELD)
+			if (cls[p] != CL_FIELD || cls[p - 1] == CL_FIELD)
 				continue;
 			out[n++] = (struct lib_line){ ln.start, p, p };
 			ln.start = p;
@@ -814,7 +809,7 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		if (k == RUN_UNTRACKED && !untracked_scan(&in))
 			continue;
 		run_stream(&in, k, &g_runs[k], &e);
-		g_n_rlines[k] = run_lines(&g_runs[k], n_lines, g_rlines[k]);
+		g_n_rlines[k] = sc_run_lines(g_runs[k].cls, g_lines, n_lines, g_rlines[k]);
 		if (!e.failed)
 			check_run(&in, k, &g_runs[k], &e);
 	}

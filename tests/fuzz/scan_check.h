@@ -42,6 +42,18 @@ enum {
 
 int sc_phase_class(uint8_t phase);
 
+struct lib_line;
+
+/*
+ * The lines @lines[0, n_lines) of a stream as a scan that classed its bytes
+ * @cls read them: a line also starts where the scanner went over to field
+ * lines in the middle of one (a desynchronised request line or chunk line,
+ * checked line by line from there). Returns the count, in @out: a line may
+ * be split at any of its bytes, so @out needs room for 2 * (length + 1).
+ */
+size_t sc_run_lines(const uint8_t *cls, const struct lib_line *lines, size_t n_lines,
+		    struct lib_line *out);
+
 /* 0 if every oracle holds; otherwise -1 with what failed in @why. */
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size);
 

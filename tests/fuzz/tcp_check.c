@@ -739,25 +739,15 @@ static void check_app(struct tc_run *r, size_t ci)
 {
 	const struct tm_app *a = &r->m.conns[ci];
 	struct scan_out *o = &g_fresh;
-	size_t n_lines, n = 0, h = 0;
+	size_t n_lines, n, h = 0;
 
 	g_stats.conns++;
 	g_stats.app_bytes += a->len;
 	scan_cut(r, a->data, a->len, NULL, 0, a->preexisting, HS_OPT_CONFLICT_GO_ON, o);
 	n_lines = lib_lines(a->data, a->len, g_lines, TM_MAX_APP + 1);
-	/* Lines as the scan read them: a line also starts where it went over
-	 * to field lines inside one (a desynchronised request line). */
-	for (size_t k = 0; k < n_lines; k++) {
-		struct lib_line ln = g_lines[k];
-
-		for (size_t p = ln.start + 1; p < ln.end; p++) {
-			if (o->cls[p] != CL_FIELD || o->cls[p - 1] == CL_FIELD)
-				continue;
-			g_rlines[n++] = (struct lib_line){ ln.start, p, p };
-			ln.start = p;
-		}
-		g_rlines[n++] = ln;
-	}
+	/* Lines as the scan read them (a desynchronised request line goes
+	 * on as field lines), as the scanner oracle splits them. */
+	n = sc_run_lines(o->cls, g_lines, n_lines, g_rlines);
 	for (size_t k = 0; k < n && !r->e->failed; k++) {
 		const struct lib_line *ln = &g_rlines[k];
 		size_t ns, ne;
