@@ -1010,7 +1010,7 @@ static void watch_json(const struct sample *cur, const struct sample *prev, doub
 	const __u64 *v = (const __u64 *)&cur->c, *pv = prev ? (const __u64 *)&prev->c : NULL;
 	int reset = !prev || sample_reset(prev, cur);
 
-	printf("{\"time\":\"%s\",\"interval\":%.3f,\"dev\":", when, dt);
+	printf("{\"time\":\"%s\",\"interval\":%.6f,\"dev\":", when, dt);
 	json_str(cur->dev);
 	for (size_t k = 0; k < HS_N_COUNTERS; k++)
 		printf(",\"%s\":%llu", counter_names[k], (unsigned long long)v[k]);
