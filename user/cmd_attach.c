@@ -595,8 +595,7 @@ int cmd_attach(int argc, char **argv)
 		if (o.cgroup) {
 			/* Connections already open never pass the sockops
 			 * program: say how many there are, as a counter. */
-			counters_add(&m,
-				     __builtin_offsetof(struct hs_counters, conns_preexisting) / 8,
+			counters_add(&m, HS_CTR_conns_preexisting,
 				     count_preexisting(&d, next.ports));
 		}
 	}

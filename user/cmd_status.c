@@ -41,9 +41,6 @@ static const char stats_usage[] =
 	"  --watch SECS   show rates per second every SECS seconds until interrupted\n"
 	"  --count N      with --watch: stop after N updates\n";
 
-static const char *const counter_names[] = { HS_COUNTER_NAMES };
-_Static_assert(HS_ARRAY_SIZE(counter_names) == HS_N_COUNTERS, "a name for every counter");
-
 struct view_opts {
 	const char *dev;
 	const char *cgroup; /* proxy mode: --cgroup PATH */
@@ -693,76 +690,6 @@ static int print_hits(const struct found *f, int json)
  * per hook.
  */
 
-/* What each counter means, for # HELP: looked up by name, so a counter
- * added to struct hs_counters without a line here still gets a HELP. */
-static const struct {
-	const char *name, *help;
-} counter_help[] = {
-	{ "packets", "Packets hdrstrip's programs ran on, all hooks of the device together." },
-	{ "inspected", "TCP segments with payload to an inspected destination port." },
-	{ "http_requests", "HTTP/1.x request lines recognised." },
-	{ "headers_seen", "Header field lines examined." },
-	{ "headers_matched", "Header field lines whose name is in the list." },
-	{ "headers_masked", "Header field lines rewritten in place." },
-	{ "packets_modified", "Packets that left with masked bytes." },
-	{ "packets_dropped", "Packets dropped, by a drop rule or by the on-error policy." },
-	{ "non_http", "Inspected payloads that do not start an HTTP/1.x request." },
-	{ "fragments",
-	  "IP fragments of TCP: passed when they are not to an inspected port, else the "
-	  "on-error policy decided." },
-	{ "scan_incomplete",
-	  "Payloads that could not be scanned to the end (the on-error policy applied)." },
-	{ "truncated",
-	  "Packets with malformed or truncated L2-L4 headers, which the stack drops: passed "
-	  "unchanged." },
-	{ "split_names", "Header names split over two segments, rewritten ahead in the first." },
-	{ "framing_conflict", "Requests whose body framing servers could read two ways." },
-	{ "framing_invalid", "Content-Length values that are not numbers." },
-	{ "desync", "Places where a request should start and something else does." },
-	{ "flows_new", "Connections the programs started tracking." },
-	{ "flows_closed", "Tracked connections seen to end (FIN or RST)." },
-	{ "untracked",
-	  "Segments of connections without state (older than the attach, or evicted)." },
-	{ "retransmits", "Segments that overlap bytes already passed (retransmissions)." },
-	{ "out_of_order", "Segments ahead of a gap outside a body (the on-error policy applied)." },
-	{ "headers_removed", "Proxy mode: header field lines taken out of sent data." },
-	{ "bytes_removed", "Proxy mode: bytes taken out of sent data." },
-	{ "conns_preexisting", "Proxy mode: connections open before the attach, left alone." },
-	{ "fastopen_unfiltered",
-	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "
-	  "sk_msg program could see them." },
-	{ "urgent_cleared",
-	  "Segments with URG set: URG and the urgent pointer cleared (or the segment dropped, "
-	  "--urgent drop)." },
-	{ "bad_checksum", "Segments with a wrong IPv4 header or TCP checksum: dropped." },
-	{ "csum_unchecked",
-	  "Segments whose TCP checksum was left to offload (the pseudo header's sum only): "
-	  "not checked." },
-	{ "retransmit_mismatch",
-	  "Retransmissions that would be read another way than the bytes first passed: "
-	  "dropped." },
-	{ "retransmit_unverified",
-	  "Retransmissions that start or end where no scan state is kept: dropped." },
-	{ "rst_ignored",
-	  "RSTs not at the next expected byte: the stack keeps the connection, and so does "
-	  "hdrstrip." },
-	{ "syn_in_flow",
-	  "SYNs inside a connection (tracked, or open at the receiving socket): ignored, as the stack ignores them." },
-	{ "oversize", "Payloads longer than the scan window and not all body (the on-error policy "
-		      "applied)." },
-	{ "malformed",
-	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows (the "
-	  "on-error policy applied)." },
-};
-
-static const char *help_for(const char *name)
-{
-	for (size_t i = 0; i < HS_ARRAY_SIZE(counter_help); i++)
-		if (!strcmp(counter_help[i].name, name))
-			return counter_help[i].help;
-	return "An hdrstrip counter (see hdrstrip(8)).";
-}
-
 /* A label value: backslash, double quote and newline escaped. */
 static void prom_value(const char *s)
 {
@@ -860,8 +787,8 @@ static int print_prometheus(const struct found *f, int n)
 		printf("} %llu\n", (unsigned long long)(f[i].cfg.updated_ns / 1000000000ULL));
 	}
 	for (size_t k = 0; k < HS_N_COUNTERS; k++) {
-		snprintf(name, sizeof(name), "hdrstrip_%s_total", counter_names[k]);
-		prom_family(name, "counter", help_for(counter_names[k]));
+		snprintf(name, sizeof(name), "hdrstrip_%s_total", hs_counter_info[k].name);
+		prom_family(name, "counter", hs_counter_info[k].help);
 		for (int i = 0; i < n; i++) {
 			printf("%s", name);
 			prom_dev_labels(&f[i]);
@@ -1013,10 +940,10 @@ static void watch_json(const struct sample *cur, const struct sample *prev, doub
 	printf("{\"time\":\"%s\",\"interval\":%.6f,\"dev\":", when, dt);
 	json_str(cur->dev);
 	for (size_t k = 0; k < HS_N_COUNTERS; k++)
-		printf(",\"%s\":%llu", counter_names[k], (unsigned long long)v[k]);
+		printf(",\"%s\":%llu", hs_counter_info[k].name, (unsigned long long)v[k]);
 	printf(",\"reset\":%s,\"rates\":{", reset ? "true" : "false");
 	for (size_t k = 0; k < HS_N_COUNTERS; k++)
-		printf("%s\"%s\":%.3f", k ? "," : "", counter_names[k],
+		printf("%s\"%s\":%.3f", k ? "," : "", hs_counter_info[k].name,
 		       reset ? 0.0 : (double)(v[k] - pv[k]) / dt);
 	printf("}");
 	if (cur->h.names) {
@@ -1046,10 +973,10 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 	printf("  %-18s %20s %14s\n", "counter", "total", "per second");
 	for (size_t k = 0; k < HS_N_COUNTERS; k++) {
 		if (reset)
-			printf("  %-18s %20llu %14s\n", counter_names[k], (unsigned long long)v[k],
-			       "-");
+			printf("  %-18s %20llu %14s\n", hs_counter_info[k].name,
+			       (unsigned long long)v[k], "-");
 		else
-			printf("  %-18s %20llu %14.1f\n", counter_names[k],
+			printf("  %-18s %20llu %14.1f\n", hs_counter_info[k].name,
 			       (unsigned long long)v[k], (double)(v[k] - pv[k]) / dt);
 	}
 	if (!cur->h.names)
@@ -1173,7 +1100,8 @@ int cmd_stats(int argc, char **argv)
 			printf("{\"dev\":");
 			json_str(f[i].d.name);
 			for (size_t k = 0; k < HS_N_COUNTERS; k++)
-				printf(",\"%s\":%llu", counter_names[k], (unsigned long long)v[k]);
+				printf(",\"%s\":%llu", hs_counter_info[k].name,
+				       (unsigned long long)v[k]);
 			if (o.per_header && print_hits(&f[i], 1))
 				rc = EXIT_FAIL;
 			printf("}%s\n", (o.dev || o.cgroup) || i == n - 1 ? "" : ",");
@@ -1181,7 +1109,7 @@ int cmd_stats(int argc, char **argv)
 		}
 		printf("%s:\n", f[i].d.name);
 		for (size_t k = 0; k < HS_N_COUNTERS; k++)
-			printf("  %-18s %llu\n", counter_names[k], (unsigned long long)v[k]);
+			printf("  %-18s %llu\n", hs_counter_info[k].name, (unsigned long long)v[k]);
 		if (o.per_header) {
 			printf(" per header:\n");
 			if (print_hits(&f[i], 0))

@@ -435,7 +435,7 @@ int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n)
 	return r;
 }
 
-int counters_add(const struct dev_maps *m, size_t field, __u64 value)
+int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	struct hs_counters *v;
@@ -444,7 +444,7 @@ int counters_add(const struct dev_maps *m, size_t field, __u64 value)
 
 	if (ncpu < 0)
 		return ncpu;
-	if (field >= HS_N_COUNTERS)
+	if ((unsigned)field >= HS_N_COUNTERS)
 		return -EINVAL;
 	v = calloc(ncpu, sizeof(*v));
 	if (!v)

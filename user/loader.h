@@ -206,9 +206,9 @@ int counters_read(const struct dev_maps *m, struct hs_counters *sum);
 int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum);
 /* Zero the hit counters of the @n slots in @slots. */
 int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n);
-/* Add @value to counter number @field (CPU 0's copy); only while no program
+/* Add @value to counter @field (CPU 0's copy); only while no program
  * updates the counters (before an attach). */
-int counters_add(const struct dev_maps *m, size_t field, __u64 value);
+int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value);
 
 /* libbpf/libxdp messages go through here; shown with -v. */
 void loader_setup_logging(int verbose);

@@ -116,8 +116,8 @@ done
 for o in $("$HDRSTRIP" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 	man_has "$o" || missing="$missing global:$o"
 done
-counters=$(sed -n '/#define HS_COUNTER_NAMES/,/^$/p' include/hdrstrip/maps.h | grep -o '"[a-z_]*"' | tr -d '"')
-[ -n "$counters" ] || missing="$missing (no HS_COUNTER_NAMES found)"
+counters=$(sed -n '/#define HS_COUNTERS(X)/,/^$/p' include/hdrstrip/counters.h | grep -o 'X([a-z_]*' | cut -c3-)
+[ -n "$counters" ] || missing="$missing (no HS_COUNTERS found)"
 for c in $counters; do
 	man_has "$c" || missing="$missing counter:$c"
 	man_has "hdrstrip_${c}_total" || grep -q 'hdrstrip_.*COUNTER.*_total' "$MAN" ||

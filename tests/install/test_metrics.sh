@@ -60,13 +60,13 @@ fi
 
 # What the metrics say, against 'stats --json' and what was sent.
 step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/families.json" \
-	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/maps.h" <<'EOF'
+	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/counters.h" <<'EOF'
 import json, re, sys
 fams = json.load(open(sys.argv[1]))
 stats = json.load(open(sys.argv[2]))
 dev, ns = sys.argv[3], sys.argv[4]
-names = re.findall(r'"([a-z_]+)"', open(sys.argv[5]).read().split("#define HS_COUNTER_NAMES")[1].split("\n\n")[0])
-assert names, "no counter names in maps.h"
+names = re.findall(r'\bX\(([a-z_]+),', open(sys.argv[5]).read().split("#define HS_COUNTERS(X)")[1].split("\n\n")[0])
+assert names, "no counter names in counters.h"
 def one(fam, **want):
     got = [v for labels, v in fams[fam]["samples"] if all(labels.get(k) == w for k, w in want.items())]
     assert len(got) == 1, f"{fam}{want}: {len(got)} samples"

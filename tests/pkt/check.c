@@ -10,11 +10,6 @@
 #include "hlist.h"
 #include "pkttest.h"
 
-static const char *const counter_name[] = { HS_COUNTER_NAMES };
-
-_Static_assert(sizeof(counter_name) / sizeof(counter_name[0]) == HS_N_COUNTERS,
-	       "a name for every counter");
-
 int pt_compile(const char *text, struct hs_trie *t)
 {
 	struct hs_list_opts o;
@@ -52,7 +47,7 @@ int pt_diff_counters(const char *what, const char *hook, const struct hs_counter
 		if (a[k] - b[k] == w[k])
 			continue;
 		fprintf(stderr, "  [%s] %s: counter %s moved by %llu, expected %llu\n", hook, what,
-			counter_name[k], (unsigned long long)(a[k] - b[k]),
+			hs_counter_info[k].name, (unsigned long long)(a[k] - b[k]),
 			(unsigned long long)w[k]);
 		bad++;
 	}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The counters: one list of (name, help) that makes the map value's fields,
+ * their indices and the table every printer reads (stats text and JSON,
+ * Prometheus' HELP lines). A counter is added here and nowhere else in the
+ * contract; hdrstrip(8)'s COUNTERS section explains each in prose.
+ */
+#ifndef HDRSTRIP_COUNTERS_H
+#define HDRSTRIP_COUNTERS_H
+
+#include "compiler.h"
+
+/* X(name, help): the help is one sentence, as Prometheus' # HELP shows it. */
+#define HS_COUNTERS(X)                                                                             \
+	X(packets, "Packets hdrstrip's programs ran on, all hooks of the device together.")        \
+	X(inspected, "TCP segments with payload to an inspected destination port.")                \
+	X(http_requests, "HTTP/1.x request lines recognised.")                                     \
+	X(headers_seen, "Header field lines examined.")                                            \
+	X(headers_matched, "Header field lines whose name is in the list.")                        \
+	X(headers_masked, "Header field lines rewritten in place.")                                \
+	X(packets_modified, "Packets that left with masked bytes.")                                \
+	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
+	X(non_http, "Inspected payloads that do not start an HTTP/1.x request.")                   \
+	X(fragments,                                                                               \
+	  "IP fragments of TCP: passed when they are not to an inspected port, else the "          \
+	  "on-error policy decided.")                                                              \
+	X(scan_incomplete,                                                                         \
+	  "Payloads that could not be scanned to the end (the on-error policy applied).")          \
+	X(truncated,                                                                               \
+	  "Packets with malformed or truncated L2-L4 headers, which the stack drops: passed "      \
+	  "unchanged.")                                                                            \
+	X(split_names, "Header names split over two segments, rewritten ahead in the first.")      \
+	X(framing_conflict, "Requests whose body framing servers could read two ways.")            \
+	X(framing_invalid, "Content-Length values that are not numbers.")                          \
+	X(desync, "Places where a request should start and something else does.")                  \
+	X(flows_new, "Connections the programs started tracking.")                                 \
+	X(flows_closed, "Tracked connections seen to end (FIN or RST).")                           \
+	X(untracked, "Segments of connections without state (older than the attach, or evicted).") \
+	X(retransmits, "Segments that overlap bytes already passed (retransmissions).")            \
+	X(out_of_order, "Segments ahead of a gap outside a body (the on-error policy applied).")   \
+	/* Proxy mode (sockops + sk_msg on a cgroup). */                                           \
+	X(headers_removed, "Proxy mode: header field lines taken out of sent data.")               \
+	X(bytes_removed, "Proxy mode: bytes taken out of sent data.")                              \
+	X(conns_preexisting, "Proxy mode: connections open before the attach, left alone.")        \
+	X(fastopen_unfiltered,                                                                     \
+	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "         \
+	  "sk_msg program could see them.")                                                        \
+	/* The normaliser (bpf/normalize.h, include/hdrstrip/flow.h). */                           \
+	X(urgent_cleared,                                                                          \
+	  "Segments with URG set: URG and the urgent pointer cleared (or the segment "             \
+	  "dropped, --urgent drop).")                                                              \
+	X(bad_checksum, "Segments with a wrong IPv4 header or TCP checksum: dropped.")             \
+	X(csum_unchecked,                                                                          \
+	  "Segments whose TCP checksum was left to offload (the pseudo header's sum only): "       \
+	  "not checked.")                                                                          \
+	X(retransmit_mismatch,                                                                     \
+	  "Retransmissions that would be read another way than the bytes first passed: "           \
+	  "dropped.")                                                                              \
+	X(retransmit_unverified,                                                                   \
+	  "Retransmissions that start or end where no scan state is kept: dropped.")               \
+	X(rst_ignored,                                                                             \
+	  "RSTs not at the next expected byte: the stack keeps the connection, and so does "       \
+	  "hdrstrip.")                                                                             \
+	X(syn_in_flow,                                                                             \
+	  "SYNs inside a connection (tracked, or open at the receiving socket): ignored, as "      \
+	  "the stack ignores them.")                                                               \
+	X(oversize, "Payloads longer than the scan window and not all body (the on-error policy "  \
+		    "applied).")                                                                   \
+	X(malformed,                                                                               \
+	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows "        \
+	  "(the on-error policy applied).")
+
+/*
+ * A per-CPU array with one element of this struct, so bpftool prints every
+ * field by name (BTF): the field names are the counter names.
+ */
+struct hs_counters {
+#define HS_COUNTER_FIELD(name, help) __u64 name;
+	HS_COUNTERS(HS_COUNTER_FIELD)
+#undef HS_COUNTER_FIELD
+};
+
+/* Index of each field among the __u64 of struct hs_counters. */
+enum hs_counter {
+#define HS_COUNTER_ID(name, help) HS_CTR_##name,
+	HS_COUNTERS(HS_COUNTER_ID)
+#undef HS_COUNTER_ID
+	HS_CTR_MAX
+};
+
+#define HS_N_COUNTERS ((unsigned)HS_CTR_MAX)
+
+_Static_assert(sizeof(struct hs_counters) == HS_N_COUNTERS * sizeof(__u64), "hs_counters size");
+#define HS_COUNTER_OFFSET(name, help)                                                              \
+	_Static_assert(__builtin_offsetof(struct hs_counters, name) ==                             \
+			       HS_CTR_##name * sizeof(__u64),                                      \
+		       "hs_counters." #name " offset");
+HS_COUNTERS(HS_COUNTER_OFFSET)
+#undef HS_COUNTER_OFFSET
+
+#ifndef __bpf__
+/* The host's printers iterate this, in field order. */
+struct hs_counter_info {
+	const char *name;
+	const char *help;
+};
+
+static const struct hs_counter_info hs_counter_info[] __attribute__((unused)) = {
+#define HS_COUNTER_INFO(name, help) { #name, help },
+	HS_COUNTERS(HS_COUNTER_INFO)
+#undef HS_COUNTER_INFO
+};
+
+_Static_assert(sizeof(hs_counter_info) / sizeof(hs_counter_info[0]) == HS_N_COUNTERS,
+	       "a name and a help text for every counter");
+#endif
+
+#endif /* HDRSTRIP_COUNTERS_H */
