@@ -19,8 +19,10 @@ enum hs_verdict {
 	HS_VERDICT_DROP,
 };
 
-#define HOOK_XDP 1
-#define HOOK_TC 0
+/* The flag every ctx_* helper takes: an XDP frame or an skb (tc-ingress and
+ * tc-egress alike). Not a hook id: those are include/hdrstrip/hooks.h's. */
+#define CTX_XDP 1
+#define CTX_SKB 0
 
 static __always_inline void *ctx_data(void *ctx, const int xdp)
 {

@@ -117,12 +117,12 @@ static __always_inline long scan_some(struct scan_ctx *c, const int xdp)
 
 static long scan_cb_xdp(__u32 i __attribute__((unused)), void *arg)
 {
-	return scan_some(arg, HOOK_XDP);
+	return scan_some(arg, CTX_XDP);
 }
 
 static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
 {
-	return scan_some(arg, HOOK_TC);
+	return scan_some(arg, CTX_SKB);
 }
 
 /*
@@ -147,13 +147,13 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 __attribute__((noinline)) int scan_piece_xdp(struct xdp_md *ctx, struct scratch *sc,
 					     const struct hs_trie *t)
 {
-	return scan_piece(ctx, sc, t, HOOK_XDP);
+	return scan_piece(ctx, sc, t, CTX_XDP);
 }
 
 __attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratch *sc,
 					    const struct hs_trie *t)
 {
-	return scan_piece(ctx, sc, t, HOOK_TC);
+	return scan_piece(ctx, sc, t, CTX_SKB);
 }
 
 static __always_inline void add_scan_counts(struct hs_counters *cnt, const struct hs_scan *s)
@@ -251,14 +251,14 @@ __attribute__((noinline)) int scan_pieces_xdp(struct xdp_md *ctx, struct scratch
 					      struct hs_flow *f, const struct hs_trie *t,
 					      struct hs_counters *cnt)
 {
-	return scan_pieces(ctx, sc, f, t, cnt, HOOK_XDP);
+	return scan_pieces(ctx, sc, f, t, cnt, CTX_XDP);
 }
 
 __attribute__((noinline)) int scan_pieces_tc(struct __sk_buff *ctx, struct scratch *sc,
 					     struct hs_flow *f, const struct hs_trie *t,
 					     struct hs_counters *cnt)
 {
-	return scan_pieces(ctx, sc, f, t, cnt, HOOK_TC);
+	return scan_pieces(ctx, sc, f, t, cnt, CTX_SKB);
 }
 
 /* Socket states (include/net/tcp_states.h) */
@@ -391,14 +391,14 @@ __attribute__((noinline)) int one_segment_xdp(struct xdp_md *ctx, struct scratch
 					      const struct hs_trie *t, struct hs_config *cfg,
 					      struct hs_counters *cnt)
 {
-	return one_segment(ctx, sc, t, cfg, cnt, HOOK_XDP);
+	return one_segment(ctx, sc, t, cfg, cnt, CTX_XDP);
 }
 
 __attribute__((noinline)) int one_segment_tc(struct __sk_buff *ctx, struct scratch *sc,
 					     const struct hs_trie *t, struct hs_config *cfg,
 					     struct hs_counters *cnt)
 {
-	return one_segment(ctx, sc, t, cfg, cnt, HOOK_TC);
+	return one_segment(ctx, sc, t, cfg, cnt, CTX_SKB);
 }
 
 /* GSO/GRO packets are cut in this many pieces at most (the last takes the
@@ -451,14 +451,14 @@ __attribute__((noinline)) int track_xdp(struct xdp_md *ctx, struct scratch *sc,
 					const struct hs_trie *t, struct hs_config *cfg,
 					struct hs_counters *cnt)
 {
-	return track(ctx, sc, t, cfg, cnt, HOOK_XDP);
+	return track(ctx, sc, t, cfg, cnt, CTX_XDP);
 }
 
 __attribute__((noinline)) int track_tc(struct __sk_buff *ctx, struct scratch *sc,
 				       const struct hs_trie *t, struct hs_config *cfg,
 				       struct hs_counters *cnt)
 {
-	return track(ctx, sc, t, cfg, cnt, HOOK_TC);
+	return track(ctx, sc, t, cfg, cnt, CTX_SKB);
 }
 
 /*
@@ -501,13 +501,13 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 __attribute__((noinline)) int normalize_xdp(struct xdp_md *ctx, struct scratch *sc,
 					    struct hs_config *cfg, struct hs_counters *cnt)
 {
-	return normalize(ctx, sc, cfg, cnt, HOOK_XDP);
+	return normalize(ctx, sc, cfg, cnt, CTX_XDP);
 }
 
 __attribute__((noinline)) int normalize_tc(struct __sk_buff *ctx, struct scratch *sc,
 					   struct hs_config *cfg, struct hs_counters *cnt)
 {
-	return normalize(ctx, sc, cfg, cnt, HOOK_TC);
+	return normalize(ctx, sc, cfg, cnt, CTX_SKB);
 }
 
 /* The packet's layers into sc->pk (parse.h); @big: see parse_ipv4(). */
@@ -529,12 +529,12 @@ static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const
 
 __attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc)
 {
-	return parse(ctx, sc, 0, HOOK_XDP);
+	return parse(ctx, sc, 0, CTX_XDP);
 }
 
 __attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc, __u32 big)
 {
-	return parse(ctx, sc, big, HOOK_TC);
+	return parse(ctx, sc, big, CTX_SKB);
 }
 
 static __always_inline enum hs_verdict process(void *ctx, const int xdp)
@@ -633,11 +633,11 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 SEC("xdp")
 int hdrstrip_xdp(struct xdp_md *ctx)
 {
-	return ctx_verdict(process(ctx, HOOK_XDP), HOOK_XDP);
+	return ctx_verdict(process(ctx, CTX_XDP), CTX_XDP);
 }
 
 SEC("tc")
 int hdrstrip_tc(struct __sk_buff *skb)
 {
-	return ctx_verdict(process(skb, HOOK_TC), HOOK_TC);
+	return ctx_verdict(process(skb, CTX_SKB), CTX_SKB);
 }

@@ -75,12 +75,12 @@ static __always_inline long csum_chunk(struct csum_walk *w, const int xdp)
 
 static long csum_cb_xdp(__u32 i __attribute__((unused)), void *arg)
 {
-	return csum_chunk(arg, HOOK_XDP);
+	return csum_chunk(arg, CTX_XDP);
 }
 
 static long csum_cb_tc(__u32 i __attribute__((unused)), void *arg)
 {
-	return csum_chunk(arg, HOOK_TC);
+	return csum_chunk(arg, CTX_SKB);
 }
 
 /* Sum @k bytes (a constant) at w->off when that many are left. */

@@ -22,9 +22,21 @@
 #define HS_API __attribute__((visibility("default")))
 
 _Static_assert(HS_MASK_MAX_BYTES == HS_MAX_BUF, "the public limit is the scanner's");
-_Static_assert((int)HS_ACTION_MASK == HS_ACT_MASK && (int)HS_ACTION_DROP == HS_ACT_DROP,
-	       "public actions are the trie's");
 _Static_assert(HS_ERROR_MSG_MAX >= HS_ERR_MSG, "room for every parser message");
+
+/* The public enum is the ABI: a new internal action must choose its public
+ * value here (-Wswitch names the case that lacks one). */
+static enum hs_rule_action public_action(enum hs_action a)
+{
+	switch (a) {
+	case HS_ACT_DROP:
+		return HS_ACTION_DROP;
+	case HS_ACT_MASK:
+	case HS_ACT_MAX:
+		break;
+	}
+	return HS_ACTION_MASK;
+}
 
 struct hs_matcher {
 	struct hs_list list; /* rule i + 1 is list.names[i] */
@@ -159,7 +171,7 @@ HS_API int hs_rule_get(const hs_matcher *m, unsigned int id, struct hs_rule_info
 		return -EINVAL;
 	nm = &m->list.names[id - 1];
 	info->id = id;
-	info->action = nm->action == HS_ACT_DROP ? HS_ACTION_DROP : HS_ACTION_MASK;
+	info->action = public_action(nm->action);
 	info->prefix = nm->prefix;
 	info->line = nm->line;
 	info->name = nm->orig;

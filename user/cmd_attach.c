@@ -249,35 +249,24 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			o->ports_set = 1;
 			break;
 		case OPT_ON_ERROR:
-			if (!strcmp(optarg, "drop")) {
-				o->on_error = HS_POLICY_DROP;
-			} else if (!strcmp(optarg, "pass")) {
-				o->on_error = HS_POLICY_PASS;
-			} else {
+			o->on_error = hs_name_find(hs_policy_names, HS_POLICY_MAX, optarg);
+			if (o->on_error < 0 || o->on_error == HS_POLICY_SCAN) {
 				pr_err("%s: unknown policy '%s' (expected drop or pass)", cmd,
 				       optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_UNTRACKED:
-			if (!strcmp(optarg, "scan")) {
-				o->untracked = HS_POLICY_SCAN;
-			} else if (!strcmp(optarg, "pass")) {
-				o->untracked = HS_POLICY_PASS;
-			} else if (!strcmp(optarg, "drop")) {
-				o->untracked = HS_POLICY_DROP;
-			} else {
+			o->untracked = hs_name_find(hs_policy_names, HS_POLICY_MAX, optarg);
+			if (o->untracked < 0) {
 				pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)",
 				       cmd, optarg);
 				return EXIT_USAGE;
 			}
 			break;
 		case OPT_URGENT:
-			if (!strcmp(optarg, "clear")) {
-				o->urgent = HS_URGENT_CLEAR;
-			} else if (!strcmp(optarg, "drop")) {
-				o->urgent = HS_URGENT_DROP;
-			} else {
+			o->urgent = hs_name_find(hs_urgent_names, HS_URGENT_MAX, optarg);
+			if (o->urgent < 0) {
 				pr_err("%s: unknown policy '%s' for --urgent (expected clear or drop)",
 				       cmd, optarg);
 				return EXIT_USAGE;
@@ -311,7 +300,7 @@ static int parse_opts(int argc, char **argv, struct attach_cmd *o, const char *u
 			       cmd);
 			return usage_out(usage, 0);
 		}
-		o->hook = HOOK_CGROUP;
+		o->hook = HS_HOOK_CGROUP;
 		return -1;
 	}
 	if (optind != argc - 1) {
@@ -463,7 +452,7 @@ int cmd_attach(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	if (o.hook < 0)
-		o.hook = HOOK_XDP;
+		o.hook = HS_HOOK_XDP;
 	if (!o.headers) {
 		pr_err("attach: --headers FILE is required");
 		return usage_out(attach_usage, 0);
@@ -512,8 +501,8 @@ int cmd_attach(int argc, char **argv)
 	if (st.prog_id[o.hook]) {
 		pr_err("%s on '%s' is already attached (program id %u); use 'hdrstrip update %s "
 		       "--headers FILE' to change its list, or 'hdrstrip detach %s --hook %s' first",
-		       hook_names[o.hook], d.name, st.prog_id[o.hook], d.name, d.name,
-		       hook_names[o.hook]);
+		       hs_hook_name(o.hook), d.name, st.prog_id[o.hook], d.name, d.name,
+		       hs_hook_name(o.hook));
 		goto out;
 	}
 	/*
@@ -572,7 +561,7 @@ int cmd_attach(int argc, char **argv)
 	ao.flows = o.flows ? o.flows : HS_FLOWS_DEFAULT;
 	if (!shared)
 		next.flows = ao.flows;
-	if ((o.hook == HOOK_TC_INGRESS || o.hook == HOOK_TC_EGRESS) &&
+	if ((o.hook == HS_HOOK_TC_INGRESS || o.hook == HS_HOOK_TC_EGRESS) &&
 	    !tc_qdisc_exists(d.ifindex) && !next.qdisc_created) {
 		/* The qdisc is hdrstrip's to remove later: say so before making
 		 * it, in the config a later command reads (the live one, or the
@@ -628,7 +617,7 @@ int cmd_attach(int argc, char **argv)
 		r = hook_attach(&d, &ao, &m, &mode, &legacy, &qcreated);
 	}
 	if (r) {
-		pr_err("cannot attach %s to %s: %s (%d)%s", hook_names[o.hook], target_str(&d),
+		pr_err("cannot attach %s to %s: %s (%d)%s", hs_hook_name(o.hook), target_str(&d),
 		       errstr(r), r,
 		       r == -EEXIST || r == -EBUSY
 			       ? "; another program holds that hook (see 'bpftool net' / 'xdp-loader status')"
@@ -650,14 +639,14 @@ int cmd_attach(int argc, char **argv)
 			pr_err("%s is attached to '%s', but the new list could not be switched in: %s "
 			       "(%d); the previous list is still in use: run 'hdrstrip update %s "
 			       "--headers %s'",
-			       hook_names[o.hook], d.name, errstr(r), r, d.name, o.headers);
+			       hs_hook_name(o.hook), d.name, errstr(r), r, d.name, o.headers);
 			goto out;
 		}
 		printf("'%s' already has hdrstrip on another hook: the list%s now %s to every hook\n",
 		       d.name, o.ports_set || o.on_error >= 0 ? " and settings" : "",
 		       o.ports_set || o.on_error >= 0 ? "apply" : "applies");
 	}
-	if (o.hook == HOOK_XDP && legacy)
+	if (o.hook == HS_HOOK_XDP && legacy)
 		printf("note: libxdp's multi-program dispatcher is not usable on this kernel; "
 		       "hdrstrip is attached as the only XDP program on '%s'\n",
 		       d.name);
@@ -670,12 +659,11 @@ int cmd_attach(int argc, char **argv)
 
 		ports_format(next.ports, ports, sizeof(ports));
 		printf("attached %s%s to '%s': %u names from %s, ports %s, on-error %s; maps in %s\n",
-		       hook_names[o.hook],
-		       o.hook == HOOK_XDP
+		       hs_hook_name(o.hook),
+		       o.hook == HS_HOOK_XDP
 			       ? (mode == XDP_MODE_SKB ? " (skb mode)" : " (native mode)")
 			       : "",
-		       d.name, t->n_rules, o.headers, ports,
-		       next.on_error == HS_POLICY_PASS ? "pass" : "drop",
+		       d.name, t->n_rules, o.headers, ports, hs_policy_name(next.on_error),
 		       have_bpffs ? d.pin_dir : "no pins (bpffs unavailable)");
 	}
 	rc = EXIT_OK;
@@ -948,11 +936,11 @@ int cmd_detach(int argc, char **argv)
 	if (o.hook >= 0 && !st.prog_id[o.hook]) {
 		char list[64] = "";
 
-		for (int h = 0; h < HOOK_MAX; h++)
+		for (int h = 0; h < HS_HOOK_MAX; h++)
 			if (st.prog_id[h])
 				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-					 list[0] ? ", " : "", hook_names[h]);
-		pr_err("%s on '%s' is not attached (attached: %s)", hook_names[o.hook], d.name,
+					 list[0] ? ", " : "", hs_hook_name(h));
+		pr_err("%s on '%s' is not attached (attached: %s)", hs_hook_name(o.hook), d.name,
 		       list);
 		goto out;
 	}
@@ -960,17 +948,17 @@ int cmd_detach(int argc, char **argv)
 	r = dev_open_maps_from_kernel(&st, &m);
 	if (!r || r == -EXDEV)
 		config_read(&m, &cfg);
-	for (int h = 0; h < HOOK_MAX; h++) {
+	for (int h = 0; h < HS_HOOK_MAX; h++) {
 		if (!st.prog_id[h] || (o.hook >= 0 && h != o.hook))
 			continue;
 		r = hook_detach(&d, h, &st);
 		if (r) {
-			pr_err("cannot detach %s from %s: %s (%d)", hook_names[h], target_str(&d),
+			pr_err("cannot detach %s from %s: %s (%d)", hs_hook_name(h), target_str(&d),
 			       errstr(r), r);
 			failed = 1;
 			continue;
 		}
-		printf("detached %s from '%s'\n", hook_names[h], d.name);
+		printf("detached %s from '%s'\n", hs_hook_name(h), d.name);
 	}
 	r = dev_query(&d, &st);
 	if (r) {
@@ -980,8 +968,8 @@ int cmd_detach(int argc, char **argv)
 	}
 	/* No TC hook left: the clsact qdisc hdrstrip made goes (if it holds
 	 * no one's filter), before the pins that say it made it. */
-	if (!d.cgroup && cfg.qdisc_created && !st.prog_id[HOOK_TC_INGRESS] &&
-	    !st.prog_id[HOOK_TC_EGRESS]) {
+	if (!d.cgroup && cfg.qdisc_created && !st.prog_id[HS_HOOK_TC_INGRESS] &&
+	    !st.prog_id[HS_HOOK_TC_EGRESS]) {
 		r = tc_qdisc_release(&d);
 		if (r)
 			pr_warn("cannot remove the clsact qdisc hdrstrip created on '%s': %s (%d)",

@@ -252,8 +252,7 @@ int cmd_check(int argc, char **argv)
 		}
 		const struct hs_name *nm = &l.names[rule - 1];
 
-		printf("%s: match (id %u, %s", argv[i], rule,
-		       nm->action == HS_ACT_DROP ? "drop" : "mask");
+		printf("%s: match (id %u, %s", argv[i], rule, hs_action_name(nm->action));
 		if (nm->prefix || strcasecmp(nm->orig, argv[i]))
 			printf(", rule \"%s\"", nm->orig);
 		printf(")\n");

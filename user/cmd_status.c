@@ -331,26 +331,18 @@ static void format_time(__u64 ns, char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static const char *mode_name(int mode)
+static const char *mode_name(enum xdp_attach_mode mode)
 {
-	return mode == XDP_MODE_SKB ? "skb" : mode == XDP_MODE_HW ? "hw" : "native";
-}
-
-static const char *policy_name(int p)
-{
-	return p == HS_POLICY_PASS ? "pass" : p == HS_POLICY_SCAN ? "scan" : "drop";
-}
-
-static const char *urgent_name(int u)
-{
-	switch (u) {
-	case HS_URGENT_CLEAR:
-		return "clear";
-	case HS_URGENT_DROP:
-		return "drop";
-	default:
-		return "?";
+	switch (mode) {
+	case XDP_MODE_SKB:
+		return "skb";
+	case XDP_MODE_HW:
+		return "hw";
+	case XDP_MODE_NATIVE:
+	case XDP_MODE_UNSPEC:
+		break;
 	}
+	return "native";
 }
 
 /* Are @f's maps pinned under its directory (in this mount namespace)? */
@@ -389,12 +381,12 @@ static void print_status(const struct found *f, int json, int last)
 			printf(",\"cgroup_id\":%llu", (unsigned long long)f->d.cgroup_id);
 		}
 		printf(",\"hooks\":[");
-		for (int h = 0; h < HOOK_MAX; h++) {
+		for (int h = 0; h < HS_HOOK_MAX; h++) {
 			if (!f->st.prog_id[h])
 				continue;
-			printf("%s{\"hook\":\"%s\",\"prog_id\":%u", first ? "" : ",", hook_names[h],
-			       f->st.prog_id[h]);
-			if (h == HOOK_XDP)
+			printf("%s{\"hook\":\"%s\",\"prog_id\":%u", first ? "" : ",",
+			       hs_hook_name(h), f->st.prog_id[h]);
+			if (h == HS_HOOK_XDP)
 				printf(",\"mode\":\"%s\",\"dispatcher\":%s",
 				       mode_name(f->st.xdp_mode),
 				       f->st.xdp_legacy ? "false" : "true");
@@ -407,8 +399,8 @@ static void print_status(const struct found *f, int json, int last)
 		       "\"on_error\":\"%s\",\"untracked\":\"%s\",\"urgent\":\"%s\",\"flows\":%u,"
 		       "\"pin_dir\":",
 		       when, f->cfg.generation, f->cfg.active_slot, ports,
-		       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop",
-		       policy_name(f->cfg.untracked), urgent_name(f->cfg.urgent), f->cfg.flows);
+		       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked),
+		       hs_urgent_name(f->cfg.urgent), f->cfg.flows);
 		json_str(f->d.pin_dir);
 		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
 		if (f->split)
@@ -422,11 +414,11 @@ static void print_status(const struct found *f, int json, int last)
 	else
 		printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
 		       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");
-	for (int h = 0; h < HOOK_MAX; h++) {
+	for (int h = 0; h < HS_HOOK_MAX; h++) {
 		if (!f->st.prog_id[h])
 			continue;
-		printf("  %-11s program %u", hook_names[h], f->st.prog_id[h]);
-		if (h == HOOK_XDP)
+		printf("  %-11s program %u", hs_hook_name(h), f->st.prog_id[h]);
+		if (h == HS_HOOK_XDP)
 			printf(", %s mode%s", mode_name(f->st.xdp_mode),
 			       f->st.xdp_legacy ? ", without libxdp dispatcher" : "");
 		printf("\n");
@@ -435,9 +427,9 @@ static void print_status(const struct found *f, int json, int last)
 	printf("  updated     %s (generation %u, trie slot %u)\n", when, f->cfg.generation,
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,
-	       f->cfg.on_error == HS_POLICY_PASS ? "pass" : "drop", policy_name(f->cfg.untracked));
+	       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked));
 	if (!f->d.cgroup)
-		printf("  urgent      %s\n", urgent_name(f->cfg.urgent));
+		printf("  urgent      %s\n", hs_urgent_name(f->cfg.urgent));
 	if (f->cfg.flows)
 		printf("  flows       %u connections per hook\n", f->cfg.flows);
 	if (pinned_here(f))
@@ -758,13 +750,13 @@ static int print_prometheus(const struct found *f, int n)
 		    "1 for each hook hdrstrip is attached to; mode is native, skb or hw for XDP, "
 		    "clsact for TC.");
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < HOOK_MAX; k++) {
+		for (int k = 0; k < HS_HOOK_MAX; k++) {
 			if (!f[i].st.prog_id[k])
 				continue;
 			printf("hdrstrip_attached_info");
 			prom_dev_labels(&f[i]);
-			printf(",hook=\"%s\",mode=\"%s\"} 1\n", hook_names[k],
-			       k == HOOK_XDP ? mode_name(f[i].st.xdp_mode) : "clsact");
+			printf(",hook=\"%s\",mode=\"%s\"} 1\n", hs_hook_name(k),
+			       k == HS_HOOK_XDP ? mode_name(f[i].st.xdp_mode) : "clsact");
 		}
 	prom_family("hdrstrip_list_names", "gauge", "Names in the device's active header list.");
 	for (int i = 0; i < n; i++) {
@@ -882,11 +874,11 @@ static int reading_take(const struct view_opts *o, struct reading *rd)
 		snprintf(s->dev, sizeof(s->dev), "%s", f[i].d.name);
 		s->ifindex = f[i].d.ifindex;
 		s->generation = f[i].cfg.generation;
-		for (int k = 0; k < HOOK_MAX; k++)
+		for (int k = 0; k < HS_HOOK_MAX; k++)
 			if (f[i].st.prog_id[k])
 				snprintf(s->hooks + strlen(s->hooks),
 					 sizeof(s->hooks) - strlen(s->hooks), "%s%s",
-					 s->hooks[0] ? ", " : "", hook_names[k]);
+					 s->hooks[0] ? ", " : "", hs_hook_name(k));
 		r = counters_read(&f[i].m, &s->c);
 		if (!r && o->per_header)
 			r = hits_load(&f[i], &s->h);

@@ -154,12 +154,12 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
 	return d[la][lb];
 }
 
+/* An action word, in any case: enum hs_action, or -1. */
 static int parse_action(const char *w, size_t len)
 {
-	if (len == 4 && !strncasecmp(w, "mask", 4))
-		return HS_ACT_MASK;
-	if (len == 4 && !strncasecmp(w, "drop", 4))
-		return HS_ACT_DROP;
+	for (int a = 0; a < HS_ACT_MAX; a++)
+		if (strlen(hs_action_names[a]) == len && !strncasecmp(w, hs_action_names[a], len))
+			return a;
 	return -1;
 }
 
@@ -168,7 +168,10 @@ static int looks_like_action(const char *w, size_t len)
 	for (size_t i = 0; i < len; i++)
 		if (!((w[i] | 0x20) >= 'a' && (w[i] | 0x20) <= 'z'))
 			return 0;
-	return edit_distance(w, len, "mask", 4) <= 2 || edit_distance(w, len, "drop", 4) <= 2;
+	for (int a = 0; a < HS_ACT_MAX; a++)
+		if (edit_distance(w, len, hs_action_names[a], strlen(hs_action_names[a])) <= 2)
+			return 1;
+	return 0;
 }
 
 struct line_ctx {

@@ -41,11 +41,12 @@ static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_prog
 
 		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
 	}
-	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HOOK_XDP);
+	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HS_HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
-				  hook == HOOK_TC_INGRESS || hook == HOOK_TC_EGRESS);
+				  hook == HS_HOOK_TC_INGRESS || hook == HS_HOOK_TC_EGRESS);
 	if (keep_out)
-		*keep_out = hook == HOOK_XDP ? skel->progs.hdrstrip_xdp : skel->progs.hdrstrip_tc;
+		*keep_out =
+			hook == HS_HOOK_XDP ? skel->progs.hdrstrip_xdp : skel->progs.hdrstrip_tc;
 	if (r) {
 		hdrstrip__destroy(skel);
 		errno = -r;
@@ -119,7 +120,7 @@ static int tc_hook_for(const struct dev *d, int hook, struct bpf_tc_hook *h)
 	memset(h, 0, sizeof(*h));
 	h->sz = sizeof(*h);
 	h->ifindex = d->ifindex;
-	h->attach_point = hook == HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
+	h->attach_point = hook == HS_HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS;
 	return 0;
 }
 
@@ -159,7 +160,7 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, const struct d
 	if (!skel)
 		return -errno;
 	vlog_begin();
-	if (o->hook == HOOK_XDP) {
+	if (o->hook == HS_HOOK_XDP) {
 		r = xdp_attach(d, skel, o->xdp_mode, mode_used, legacy);
 	} else {
 		r = hdrstrip__load(skel);
@@ -167,7 +168,7 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, const struct d
 			r = tc_attach(d, o->hook, prog, qdisc_created);
 	}
 	/* A rejected program: save the verifier's log and show its end. */
-	vlog_end(r != 0, d->name, hook_names[o->hook], g_opts.verbose > 0);
+	vlog_end(r != 0, d->name, hs_hook_name(o->hook), g_opts.verbose > 0);
 	/* The attachment holds the program and its maps; our references go. */
 	hdrstrip__destroy(skel);
 	return r;
@@ -175,9 +176,9 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, const struct d
 
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 {
-	if (hook == HOOK_CGROUP)
-		return proxy_detach(d, st->prog_id[HOOK_CGROUP]);
-	if (hook == HOOK_XDP) {
+	if (hook == HS_HOOK_CGROUP)
+		return proxy_detach(d, st->prog_id[HS_HOOK_CGROUP]);
+	if (hook == HS_HOOK_XDP) {
 		struct xdp_multiprog *mp;
 		struct xdp_program *prog;
 		int r;
@@ -190,7 +191,7 @@ int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 			xdp_multiprog__close(mp);
 			return r;
 		}
-		prog = xdp_program__from_id(st->prog_id[HOOK_XDP]);
+		prog = xdp_program__from_id(st->prog_id[HS_HOOK_XDP]);
 		if (libxdp_get_error(prog))
 			return (int)libxdp_get_error(prog);
 		r = xdp_program__detach(prog, d->ifindex, st->xdp_mode, 0);
@@ -333,7 +334,7 @@ int tc_qdisc_release(const struct dev *d)
 		return r;
 	if (n)
 		return 0; /* someone else's filters: keep the qdisc */
-	tc_hook_for(d, HOOK_TC_INGRESS, &h);
+	tc_hook_for(d, HS_HOOK_TC_INGRESS, &h);
 	h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 	r = bpf_tc_hook_destroy(&h);
 	return r == -ENOENT ? 0 : r;

@@ -30,8 +30,6 @@
 #include "loader.h"
 #include "vlog.h"
 
-const char *const hook_names[HOOK_MAX] = { "xdp", "tc-ingress", "tc-egress", "cgroup" };
-
 /* The maps of struct dev_maps, in its order: config before socks, the
  * last to be pinned (pins_write). */
 static const char *const map_names[] = { HS_MAP_TRIE, HS_MAP_CONFIG, HS_MAP_COUNTERS,
@@ -41,10 +39,7 @@ static const char *const map_names[] = { HS_MAP_TRIE, HS_MAP_CONFIG, HS_MAP_COUN
 int hook_parse(const char *s)
 {
 	/* Proxy mode is --cgroup, not a --hook of an interface. */
-	for (int i = 0; i < HOOK_CGROUP; i++)
-		if (!strcmp(s, hook_names[i]))
-			return i;
-	return -1;
+	return hs_name_find(hs_hook_names, HS_HOOK_CGROUP, s);
 }
 
 const char *errstr(int err)
@@ -249,7 +244,7 @@ static int query_xdp(const struct dev *d, struct dev_state *st)
 		return err == -ENOENT ? 0 : (int)err; /* detached meanwhile */
 	if (strcmp(name, "xdp_dispatcher")) {
 		if (!strcmp(name, "hdrstrip_xdp")) {
-			st->prog_id[HOOK_XDP] = id;
+			st->prog_id[HS_HOOK_XDP] = id;
 			st->xdp_legacy = 1;
 		} else {
 			st->foreign_xdp_id = id;
@@ -266,7 +261,7 @@ static int query_xdp(const struct dev *d, struct dev_state *st)
 	if (xdp_multiprog__is_legacy(mp)) {
 		p = xdp_multiprog__main_prog(mp);
 		if (p && !strcmp(xdp_program__name(p), "hdrstrip_xdp")) {
-			st->prog_id[HOOK_XDP] = xdp_program__id(p);
+			st->prog_id[HS_HOOK_XDP] = xdp_program__id(p);
 			st->xdp_legacy = 1;
 		} else if (p) {
 			st->foreign_xdp_id = xdp_program__id(p);
@@ -274,7 +269,7 @@ static int query_xdp(const struct dev *d, struct dev_state *st)
 	} else {
 		while ((p = xdp_multiprog__next_prog(p, mp)))
 			if (!strcmp(xdp_program__name(p), "hdrstrip_xdp"))
-				st->prog_id[HOOK_XDP] = xdp_program__id(p);
+				st->prog_id[HS_HOOK_XDP] = xdp_program__id(p);
 	}
 	st->xdp_mode = xdp_multiprog__attach_mode(mp);
 	xdp_multiprog__close(mp);
@@ -285,7 +280,7 @@ static int query_tc(const struct dev *d, int hook, struct dev_state *st)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = d->ifindex,
 			    .attach_point =
-				    hook == HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
+				    hook == HS_HOOK_TC_INGRESS ? BPF_TC_INGRESS : BPF_TC_EGRESS);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = HS_TC_HANDLE, .priority = HS_TC_PRIO);
 	int r = bpf_tc_query(&h, &o);
 
@@ -308,7 +303,7 @@ static int query_cgroup(const struct dev *d, struct dev_state *st)
 	for (__u32 i = 0; i < cnt && i < HS_ARRAY_SIZE(ids); i++)
 		/* Program names keep 15 bytes: "hdrstrip_sockop". */
 		if (prog_name_is(ids[i], "hdrstrip_sockop"))
-			st->prog_id[HOOK_CGROUP] = ids[i];
+			st->prog_id[HS_HOOK_CGROUP] = ids[i];
 	return 0;
 }
 
@@ -324,9 +319,9 @@ static int query(const struct dev *d, struct dev_state *st)
 		return 0; /* an interface that is gone */
 	r = query_xdp(d, st);
 	if (!r)
-		r = query_tc(d, HOOK_TC_INGRESS, st);
+		r = query_tc(d, HS_HOOK_TC_INGRESS, st);
 	if (!r)
-		r = query_tc(d, HOOK_TC_EGRESS, st);
+		r = query_tc(d, HS_HOOK_TC_EGRESS, st);
 	return r;
 }
 
@@ -339,7 +334,7 @@ int dev_attached_hooks(const struct dev_state *st)
 {
 	int n = 0;
 
-	for (int i = 0; i < HOOK_MAX; i++)
+	for (int i = 0; i < HS_HOOK_MAX; i++)
 		n += st->prog_id[i] != 0;
 	return n;
 }
@@ -399,7 +394,7 @@ int dev_open_maps_from_kernel(const struct dev_state *st, struct dev_maps *m)
 	int r = -ENOENT;
 
 	dev_maps_init(m);
-	for (int i = 0; i < HOOK_MAX; i++) {
+	for (int i = 0; i < HS_HOOK_MAX; i++) {
 		struct dev_maps o;
 
 		if (!st->prog_id[i])
@@ -759,7 +754,7 @@ int pins_clear_stale(const struct dev *d, const struct dev_state *st, struct pin
 	 * no filter (anyone's), goes with its pins. */
 	if (pi->have_cfg && pi->cfg.qdisc_created && !d->cgroup && d->ifindex &&
 	    pi->cfg.ifindex == (__u32)d->ifindex && pi->cfg.netns_ino == d->netns_ino &&
-	    !(st && (st->prog_id[HOOK_TC_INGRESS] || st->prog_id[HOOK_TC_EGRESS])))
+	    !(st && (st->prog_id[HS_HOOK_TC_INGRESS] || st->prog_id[HS_HOOK_TC_EGRESS])))
 		tc_qdisc_release(d);
 	pins_remove(d);
 	return 1;

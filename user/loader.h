@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include <hdrstrip/hooks.h>
 #include <hdrstrip/maps.h>
 
 #define HS_BPFFS "/sys/fs/bpf"
@@ -20,16 +21,7 @@
 #define HS_TC_HANDLE 0x4853 /* "HS" */
 #define HS_TC_PRIO 1
 
-enum hs_hook_id {
-	HOOK_XDP = 0,
-	HOOK_TC_INGRESS,
-	HOOK_TC_EGRESS,
-	HOOK_CGROUP, /* proxy mode: sockops on a cgroup + sk_msg on its sockhash */
-	HOOK_MAX
-};
-
-extern const char *const hook_names[HOOK_MAX];
-/* "xdp" -> HOOK_XDP ...; -1 if unknown. */
+/* "xdp" -> HS_HOOK_XDP ... (an interface's hooks only); -1 if unknown. */
 int hook_parse(const char *s);
 
 /* What hdrstrip attaches to: an interface, or (proxy mode) a cgroup. */
@@ -93,7 +85,7 @@ int count_preexisting(const struct dev *d, const __u64 *ports);
 
 /* What the kernel says is attached to a device. */
 struct dev_state {
-	__u32 prog_id[HOOK_MAX]; /* hdrstrip's program on each hook, 0: none */
+	__u32 prog_id[HS_HOOK_MAX]; /* hdrstrip's program on each hook, 0: none */
 	__u32 foreign_xdp_id; /* another XDP program, not ours */
 	int xdp_mode; /* enum xdp_attach_mode of our XDP program */
 	int xdp_legacy; /* attached without libxdp's dispatcher */
@@ -179,7 +171,7 @@ int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_
 
 /* Hooks. */
 struct attach_opts {
-	int hook; /* enum hs_hook_id */
+	int hook; /* enum hs_hook */
 	int xdp_mode; /* enum xdp_attach_mode */
 	__u32 flows; /* capacity of the program's connection table */
 };

@@ -9,6 +9,7 @@
 #include "compiler.h"
 #include "counters.h"
 #include "limits.h"
+#include "names.h"
 #include "trie.h"
 
 /* Map names: the pin names under /sys/fs/bpf/hdrstrip/<DEV>/. */
@@ -21,20 +22,69 @@
 /* Two trie slots: the loader writes the idle one, then flips config. */
 #define HS_TRIE_SLOTS 2
 
-/* --urgent: what to do with a segment to an inspected port that has URG. */
+/*
+ * --urgent: what to do with a segment to an inspected port that has URG.
+ * X(ID, name), the name as the option takes it and status prints it.
+ */
+#define HS_URGENTS(X)                                                                              \
+	X(CLEAR, "clear") /* clear URG and the urgent pointer: the byte stays in the stream */     \
+	X(DROP, "drop")
+
 enum hs_urgent {
-	HS_URGENT_CLEAR = 0, /* clear URG and the urgent pointer: the byte stays in the stream */
-	HS_URGENT_DROP = 1,
+#define HS_URGENT_ENUM(id, name) HS_URGENT_##id,
+	HS_URGENTS(HS_URGENT_ENUM)
+#undef HS_URGENT_ENUM
 	HS_URGENT_MAX
 };
 
-/* What to do when a packet cannot be fully inspected. */
+/*
+ * What to do when a packet cannot be fully inspected (--on-error: drop or
+ * pass) or belongs to a connection without state (--untracked: any).
+ */
+#define HS_POLICIES(X)                                                                             \
+	X(DROP, "drop")                                                                            \
+	X(PASS, "pass")                                                                            \
+	X(SCAN, "scan") /* untracked segments only: mask internal-looking lines */
+
 enum hs_policy {
-	HS_POLICY_DROP = 0,
-	HS_POLICY_PASS = 1,
-	HS_POLICY_SCAN = 2, /* untracked segments only: mask internal-looking lines */
+#define HS_POLICY_ENUM(id, name) HS_POLICY_##id,
+	HS_POLICIES(HS_POLICY_ENUM)
+#undef HS_POLICY_ENUM
 	HS_POLICY_MAX
 };
+
+/* Stored in the config map: a value never changes meaning. */
+_Static_assert(HS_URGENT_CLEAR == 0 && HS_URGENT_DROP == 1, "hs_urgent values");
+_Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2,
+	       "hs_policy values");
+
+#ifndef __bpf__
+static const char *const hs_urgent_names[] __attribute__((unused)) = {
+#define HS_URGENT_NAME(id, name) name,
+	HS_URGENTS(HS_URGENT_NAME)
+#undef HS_URGENT_NAME
+};
+_Static_assert(sizeof(hs_urgent_names) / sizeof(hs_urgent_names[0]) == HS_URGENT_MAX,
+	       "a name for every --urgent value");
+
+static const char *const hs_policy_names[] __attribute__((unused)) = {
+#define HS_POLICY_NAME(id, name) name,
+	HS_POLICIES(HS_POLICY_NAME)
+#undef HS_POLICY_NAME
+};
+_Static_assert(sizeof(hs_policy_names) / sizeof(hs_policy_names[0]) == HS_POLICY_MAX,
+	       "a name for every policy");
+
+static inline const char *hs_urgent_name(unsigned int u)
+{
+	return hs_name_of(hs_urgent_names, HS_URGENT_MAX, u);
+}
+
+static inline const char *hs_policy_name(unsigned int p)
+{
+	return hs_name_of(hs_policy_names, HS_POLICY_MAX, p);
+}
+#endif
 
 /*
  * One element. The program reads active_slot, on_error and ports; the rest

@@ -33,6 +33,7 @@
 
 #include "compiler.h"
 #include "limits.h"
+#include "names.h"
 
 #define HS_TRIE_MAGIC 0x52545348u /* "HSTR" */
 #define HS_TRIE_VERSION 3
@@ -44,11 +45,37 @@
 /* Rule flags. */
 #define HS_RULE_F_PREFIX 0x1 /* name ended in '*' */
 
+/*
+ * X(ID, name): what a rule does to a field line whose name matches. The name
+ * is the list file's word for it and what the CLI prints.
+ */
+#define HS_ACTIONS(X)                                                                              \
+	X(MASK, "mask") /* rewrite the field line in place, same length */                         \
+	X(DROP, "drop") /* drop the packet that carries it */
+
 enum hs_action {
-	HS_ACT_MASK = 0, /* rewrite the field line in place, same length */
-	HS_ACT_DROP = 1, /* drop the packet that carries it */
+#define HS_ACTION_ENUM(id, name) HS_ACT_##id,
+	HS_ACTIONS(HS_ACTION_ENUM)
+#undef HS_ACTION_ENUM
 	HS_ACT_MAX
 };
+/* Stored in the trie map: a value never changes meaning. */
+_Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1, "hs_action values");
+
+#ifndef __bpf__
+static const char *const hs_action_names[] __attribute__((unused)) = {
+#define HS_ACTION_NAME(id, name) name,
+	HS_ACTIONS(HS_ACTION_NAME)
+#undef HS_ACTION_NAME
+};
+_Static_assert(sizeof(hs_action_names) / sizeof(hs_action_names[0]) == HS_ACT_MAX,
+	       "a name for every action");
+
+static inline const char *hs_action_name(unsigned int a)
+{
+	return hs_name_of(hs_action_names, HS_ACT_MAX, a);
+}
+#endif
 
 #define HS_SYM_NONE 63
 #define HS_LABEL_MASK (HS_MAX_LABEL_BYTES - 1)

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * Where hdrstrip attaches. X(ID, name), the name as --hook takes it and
+ * status, stats and Prometheus' hook label print it. The BPF programs do not
+ * use these ids: their context shim only tells XDP from an skb (bpf/ctx.h).
+ */
+#ifndef HDRSTRIP_HOOKS_H
+#define HDRSTRIP_HOOKS_H
+
+#include "names.h"
+
+#define HS_HOOKS(X)                                                                                \
+	X(XDP, "xdp")                                                                              \
+	X(TC_INGRESS, "tc-ingress")                                                                \
+	X(TC_EGRESS, "tc-egress")                                                                  \
+	X(CGROUP, "cgroup") /* proxy mode: sockops on a cgroup + sk_msg on its sockhash */
+
+enum hs_hook {
+#define HS_HOOK_ENUM(id, name) HS_HOOK_##id,
+	HS_HOOKS(HS_HOOK_ENUM)
+#undef HS_HOOK_ENUM
+	HS_HOOK_MAX
+};
+
+#ifndef __bpf__
+static const char *const hs_hook_names[] __attribute__((unused)) = {
+#define HS_HOOK_NAME(id, name) name,
+	HS_HOOKS(HS_HOOK_NAME)
+#undef HS_HOOK_NAME
+};
+_Static_assert(sizeof(hs_hook_names) / sizeof(hs_hook_names[0]) == HS_HOOK_MAX,
+	       "a name for every hook");
+
+static inline const char *hs_hook_name(unsigned int h)
+{
+	return hs_name_of(hs_hook_names, HS_HOOK_MAX, h);
+}
+#endif
+
+#endif /* HDRSTRIP_HOOKS_H */
