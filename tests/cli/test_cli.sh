@@ -10,7 +10,9 @@
 #
 # $CC (default cc) builds a probe that prints the trie block's size and
 # header fields from include/hdrstrip/trie.h, so the '-o' check follows the
-# layout rather than a copy of it.
+# layout rather than a copy of it; another prints the name tables of
+# include/hdrstrip/, which the bash completion and the man page's COUNTERS
+# section must follow.
 set -euo pipefail
 
 : "${HDRSTRIP:?set HDRSTRIP to the hdrstrip binary}"
@@ -433,6 +435,49 @@ for n in 15 16777216 1048577 "1e6" "-5"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --flows "$n"
 	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 928 bytes of kernel memory per hook)"
 done
+
+# ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----
+
+cat >"$TMP/names.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/hooks.h>
+#include <hdrstrip/maps.h>
+
+int main(void)
+{
+	printf("--hook");
+	for (int h = 0; h < HS_HOOK_CGROUP; h++) /* cgroup is --cgroup, not a --hook */
+		printf(" %s", hs_hook_names[h]);
+	printf("\n--on-error %s %s\n--untracked", hs_policy_names[HS_POLICY_DROP],
+	       hs_policy_names[HS_POLICY_PASS]);
+	for (int p = 0; p < HS_POLICY_MAX; p++)
+		printf(" %s", hs_policy_names[p]);
+	printf("\n--urgent");
+	for (int u = 0; u < HS_URGENT_MAX; u++)
+		printf(" %s", hs_urgent_names[u]);
+	printf("\ncounters");
+	for (unsigned int k = 0; k < HS_N_COUNTERS; k++)
+		printf(" %s", hs_counter_info[k].name);
+	printf("\n");
+	return 0;
+}
+EOF
+"${CC:-cc}" -I"$ROOT/include" -o "$TMP/names" "$TMP/names.c"
+
+t "completion: --hook, --on-error, --untracked and --urgent offer the values of the tables"
+while read -r opt want; do
+	[[ $opt == --* ]] || continue
+	got=$(sed -n "/^[[:space:]]*$opt)/,/return/s/.*_hdrstrip_words \"\(.*\)\"/\1/p" \
+		"$ROOT/completion/hdrstrip")
+	[[ $(tr ' ' '\n' <<<"$got" | sort) == $(tr ' ' '\n' <<<"$want" | sort) ]] ||
+		fail "$opt completes '$got', the table has '$want'"
+done < <("$TMP/names")
+
+t "man page: COUNTERS lists every counter, in the order stats prints them"
+want=$("$TMP/names" | sed -n 's/^counters //p')
+got=$(awk '/^\.SH/ { in_c = $2 == "COUNTERS" } in_c && tp && /^\.B / { printf "%s ", $2 }
+	{ tp = /^\.TP/ }' "$ROOT/man/hdrstrip.8")
+[[ "${got% }" == "$want" ]] || fail "hdrstrip.8 lists '${got% }', the table has '$want'"
 
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
