@@ -12,7 +12,7 @@
 # header fields from include/hdrstrip/trie.h, so the '-o' check follows the
 # layout rather than a copy of it; another prints the name tables of
 # include/hdrstrip/, which the bash completion and the man page's COUNTERS
-# section must follow.
+# section (and the README's Counters tables) must follow.
 set -euo pipefail
 
 : "${HDRSTRIP:?set HDRSTRIP to the hdrstrip binary}"
@@ -478,6 +478,12 @@ want=$("$TMP/names" | sed -n 's/^counters //p')
 got=$(awk '/^\.SH/ { in_c = $2 == "COUNTERS" } in_c && tp && /^\.B / { printf "%s ", $2 }
 	{ tp = /^\.TP/ }' "$ROOT/man/hdrstrip.8")
 [[ "${got% }" == "$want" ]] || fail "hdrstrip.8 lists '${got% }', the table has '$want'"
+
+t "README: the Counters tables list every counter, in the order stats prints them"
+got=$(awk '/^## / { in_c = $0 == "## Counters" }
+	in_c && /^\| `/ { split($0, c, "|"); n = split(c[2], w, "`"); for (i = 2; i <= n; i += 2) printf "%s ", w[i] }' \
+	"$ROOT/README.md")
+[[ "${got% }" == "$want" ]] || fail "README.md lists '${got% }', the table has '$want'"
 
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
