@@ -91,12 +91,14 @@ enum hs_counter {
 #define HS_N_COUNTERS ((unsigned)HS_CTR_MAX)
 
 _Static_assert(sizeof(struct hs_counters) == HS_N_COUNTERS * sizeof(__u64), "hs_counters size");
-#define HS_COUNTER_OFFSET(name, help)                                                              \
+/* Each field where its index says, and each with a help text. */
+#define HS_COUNTER_CHECK(name, help)                                                               \
 	_Static_assert(__builtin_offsetof(struct hs_counters, name) ==                             \
 			       HS_CTR_##name * sizeof(__u64),                                      \
-		       "hs_counters." #name " offset");
-HS_COUNTERS(HS_COUNTER_OFFSET)
-#undef HS_COUNTER_OFFSET
+		       "hs_counters." #name " offset");                                            \
+	_Static_assert(sizeof(help) > 1, "a help text for " #name);
+HS_COUNTERS(HS_COUNTER_CHECK)
+#undef HS_COUNTER_CHECK
 
 #ifndef __bpf__
 /* The host's printers iterate this, in field order. */
