@@ -24,7 +24,7 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Iuser -I$(OUTPUT) \
+HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Iuser -I$(OUTPUT) \
 	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 $(WARN) \
 	-Wno-unused-function -Iinclude -I/usr/include/$(MULTIARCH)
@@ -42,10 +42,19 @@ CLI_LIBS := $(LIBS)
 endif
 
 SHARED_HDRS := $(wildcard include/hdrstrip/*.h)
-PURE_SRCS := user/hlist.c user/compile.c
-CLI_SRCS := user/main.c user/cmd_compile.c user/cmd_attach.c user/cmd_status.c \
-	user/loader.c user/hooks.c user/proxy.c user/apply.c user/slots.c user/vlog.c $(PURE_SRCS)
+# The core: the list parser, the trie compiler and the counter slots. Plain
+# C, no libbpf: the CLI, libhdrstrip, the tests and the benchmarks link this
+# one archive (built -fPIC, its symbols hidden, so libhdrstrip can take it
+# in whole). Sanitizer and fuzzer builds compile CORE_SRCS themselves.
+CORE_SRCS := core/hlist.c core/compile.c core/slots.c
+CORE_HDRS := $(wildcard core/*.h) $(SHARED_HDRS)
+CORE_OBJS := $(patsubst core/%.c,$(OUTPUT)/core/%.o,$(CORE_SRCS))
+CORE_LIB := $(OUTPUT)/core/libhdrstrip-core.a
+# The CLI and the loader (libbpf, libxdp): user/.
+CLI_SRCS := $(wildcard user/*.c)
 CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
+# The user/ sources that include a skeleton (the others build before it).
+SKEL_USERS := $(shell grep -l 'skel\.h' $(CLI_SRCS) user/*.h)
 
 BPF_SRCS := bpf/hdrstrip.bpf.c
 BPF_HDRS := $(wildcard bpf/*.h) $(SHARED_HDRS)
@@ -62,7 +71,7 @@ export CORPUS
 
 all: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ)
 
-$(OUTPUT) $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/bpf $(OUTPUT)/bench:
+$(OUTPUT) $(OUTPUT)/core $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/bpf $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) | $(OUTPUT)/bpf
@@ -82,11 +91,22 @@ $(PROXY_SKEL): $(PROXY_OBJ)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip_proxy > $@
 
-$(OUTPUT)/user/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL) | $(OUTPUT)/user
+$(OUTPUT)/core/%.o: core/%.c $(CORE_HDRS) | $(OUTPUT)/core
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(OUTPUT)/user/%.o: user/%.c $(CORE_HDRS) $(wildcard user/*.h) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/hdrstrip: $(CLI_OBJS)
+$(patsubst user/%.c,$(OUTPUT)/user/%.o,$(filter %.c,$(SKEL_USERS))): $(SKEL) $(PROXY_SKEL)
+
+$(OUTPUT)/hdrstrip: $(CLI_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $^ $(CLI_LIBS) -o $@
 
@@ -94,11 +114,15 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 # Every test layer; each part lives with its tests.
+include lib/lib.mk
 include tests/unit/unit.mk
+include tests/vlog/vlog.mk
 include tests/pkt/pkt.mk
 include tests/e2e/e2e.mk
 include tests/faults/faults.mk
 include bench/bench.mk
+include bench/stream.mk
+include bench/proxy.mk
 include packaging/packaging.mk
 include tests/fuzz/fuzz.mk
 include tests/verifier/verifier.mk

@@ -38,9 +38,9 @@ $(BENCH_OUT)/%.c: $(BENCH_OUT)/%.gperf
 # The pure list parser and compiler are built in, not linked from the CLI's
 # objects: the benchmark needs neither libbpf nor the skeleton.
 $(BENCH_LOOKUP): bench/bench_lookup.c $(BENCH_OUT)/gperf_118.c $(BENCH_OUT)/gperf_internal.c \
-		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
+		$(CORE_LIB) $(CORE_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_lookup.c $(PURE_SRCS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_lookup.c $(CORE_LIB) -o $@
 
 # Header lists of 10, 100 and 1,000 names (list-size scaling, memory, updates).
 BENCH_LISTS := $(BENCH_OUT)/lists
@@ -62,10 +62,10 @@ BENCH_DATAPLANE := $(BENCH_OUT)/bench_dataplane
 BENCH_HARNESS_SRCS := tests/pkt/harness.c tests/pkt/builder.c
 
 $(BENCH_DATAPLANE): bench/bench_dataplane.c bench/bench_util.h $(BENCH_HARNESS_SRCS) \
-		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) | $(BENCH_OUT)
+		$(CORE_LIB) $(CORE_HDRS) $(wildcard user/*.h) $(SKEL) | $(BENCH_OUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt bench/bench_dataplane.c $(BENCH_HARNESS_SRCS) \
-		$(PURE_SRCS) $(LIBS) -o $@
+		$(CORE_LIB) $(LIBS) -o $@
 
 BENCH_DP_ARGS = --obj $(BPF_OBJ) --empty $(BENCH_OUT)/empty.bpf.o \
 	--floor $(BENCH_OUT)/floor.bpf.o --corpus $(CORPUS) --lists $(BENCH_LISTS)
@@ -107,11 +107,9 @@ bench-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(BENCH_LIST_FILES)
 BENCH_SEED := $(BENCH_OUT)/bench_seed
 
 $(BENCH_SEED): bench/bench_seed.c bench/bench_util.h bench/hset.h $(BENCH_OUT)/gperf_internal.c \
-		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
+		$(CORE_LIB) $(CORE_HDRS) $(wildcard user/*.h) | $(BENCH_OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_seed.c $(PURE_SRCS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -I$(BENCH_OUT) bench/bench_seed.c $(CORE_LIB) -o $@
 
 bench-seed: $(BENCH_SEED)
 	$(Q)$(BENCH_SEED) --corpus $(CORPUS) $(BENCH_ARGS)
-include bench/stream.mk
-include bench/proxy.mk

@@ -14,7 +14,7 @@ bench: bench-stream
 bench-stream: $(BENCH_STREAM) $(BPF_OBJ)
 	$(Q)$(BENCH_STREAM) --corpus $(CORPUS) $(BENCH_STREAM_ARGS)
 
-$(BENCH_STREAM): $(BENCH_STREAM_SRCS) $(wildcard tests/pkt/*.h) $(PURE_SRCS) $(SHARED_HDRS) \
+$(BENCH_STREAM): $(BENCH_STREAM_SRCS) $(wildcard tests/pkt/*.h) $(CORE_LIB) $(CORE_HDRS) \
 		$(wildcard user/*.h) $(SKEL) | $(BENCH_OUT)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $(BENCH_STREAM_SRCS) $(PURE_SRCS) $(LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $(BENCH_STREAM_SRCS) $(CORE_LIB) $(LIBS) -o $@

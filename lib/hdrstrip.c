@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * libhdrstrip: the public API over the CLI's own list parser and trie
- * compiler (user/hlist.c, user/compile.c, linked into the library as they
+ * compiler (core/hlist.c, core/compile.c, linked into the library as they
  * are) and the inline trie lookup and scanner the BPF programs run
  * (include/hdrstrip/trie.h, scan.h). This file only adapts: no matching
  * or scanning logic lives here.

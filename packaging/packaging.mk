@@ -1,14 +1,12 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Operating hdrstrip: installation (make install / make uninstall, PREFIX
-# and DESTDIR honoured), libhdrstrip, and the tests of both.
+# and DESTDIR honoured) and its tests. Uses lib/lib.mk's targets (the top
+# Makefile includes it first).
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same variables)
 #   make test-install   install into a scratch DESTDIR and check the result
-#   make test-lib       libhdrstrip's tests          make test-vlog   verifier-log capture
 #   make test-ops       stats --prometheus/--watch and the service helper, on a
 #                       real attachment in network namespaces (root)
-include lib/lib.mk
-include tests/vlog/vlog.mk
 
 SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib

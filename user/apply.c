@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "apply.h"
-#include "cli.h"
+#include "log.h"
 #include "compile.h"
 #include "slots.h"
 

@@ -6,6 +6,8 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "log.h"
+
 /* Exit codes (documented in hdrstrip(8)). */
 enum {
 	EXIT_OK = 0,
@@ -26,10 +28,6 @@ struct cmd {
 	const char *summary;
 };
 
-/* Print "hdrstrip: <msg>" on stderr. */
-void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Map a -errno from the pure layers to an exit code. Inline, so that every
  * caller (and a static analyser) sees that an error never maps to EXIT_OK. */

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Loading the object with a device's pinned maps, attaching and detaching
- * hooks (XDP through libxdp, TC through libbpf's clsact API), and reading and
- * writing the maps' contents.
+ * Loading the object with a device's pinned maps, and attaching and
+ * detaching hooks (XDP through libxdp, TC through libbpf's clsact API).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,16 +10,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/netlink.h>
-#include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
-#include <sys/socket.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
-#include "cli.h"
+#include "log.h"
 #include "hdrstrip.skel.h"
 #include "loader.h"
 #include "vlog.h"
@@ -168,7 +163,7 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, const struct d
 			r = tc_attach(d, o->hook, prog, qdisc_created);
 	}
 	/* A rejected program: save the verifier's log and show its end. */
-	vlog_end(r != 0, d->name, hs_hook_name(o->hook), g_opts.verbose > 0);
+	vlog_end(r != 0, d->name, hs_hook_name(o->hook), log_verbose() > 0);
 	/* The attachment holds the program and its maps; our references go. */
 	hdrstrip__destroy(skel);
 	return r;
@@ -206,119 +201,6 @@ int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 	}
 }
 
-/* Does @ifindex have a clsact qdisc? 1, 0, or -errno. */
-int tc_qdisc_exists(int ifindex)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req = { 0 };
-	char buf[16384];
-	int fd, found = 0, done = 0;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
-	req.nh.nlmsg_type = RTM_GETQDISC;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.tc.tcm_family = AF_UNSPEC;
-	req.tc.tcm_ifindex = ifindex;
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
-		found = -errno;
-		done = 1;
-	}
-	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh;
-
-		if (n <= 0) {
-			found = n < 0 ? -errno : found;
-			break;
-		}
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n); nh = NLMSG_NEXT(nh, n)) {
-			struct tcmsg *tc = NLMSG_DATA(nh);
-			struct rtattr *a;
-			int alen;
-
-			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
-				done = 1;
-				break;
-			}
-			if (nh->nlmsg_type != RTM_NEWQDISC || tc->tcm_ifindex != ifindex)
-				continue;
-			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
-			for (a = (struct rtattr *)((char *)tc + NLMSG_ALIGN(sizeof(*tc)));
-			     RTA_OK(a, alen); a = RTA_NEXT(a, alen))
-				if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "clsact"))
-					found = 1;
-		}
-	}
-	close(fd);
-	return found;
-}
-
-/* Count the filters left on the clsact qdisc of @ifindex (both directions). */
-static int tc_count_filters(int ifindex, int *count)
-{
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req;
-	char buf[16384];
-	int fd, r = 0, done = 0;
-
-	*count = 0;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	for (int dir = 0; dir < 2 && !r; dir++) {
-		memset(&req, 0, sizeof(req));
-		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
-		req.nh.nlmsg_type = RTM_GETTFILTER;
-		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-		req.nh.nlmsg_seq = dir + 1;
-		req.tc.tcm_family = AF_UNSPEC;
-		req.tc.tcm_ifindex = ifindex;
-		req.tc.tcm_parent =
-			TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
-		if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
-			r = -errno;
-			break;
-		}
-		done = 0;
-		while (!done && !r) {
-			ssize_t n = recv(fd, buf, sizeof(buf), 0);
-			struct nlmsghdr *nh;
-
-			if (n < 0) {
-				r = -errno;
-				break;
-			}
-			for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-			     nh = NLMSG_NEXT(nh, n)) {
-				if (nh->nlmsg_type == NLMSG_DONE) {
-					done = 1;
-					break;
-				}
-				if (nh->nlmsg_type == NLMSG_ERROR) {
-					struct nlmsgerr *e = NLMSG_DATA(nh);
-
-					r = e->error == -EINVAL || e->error == -ENOENT ? 0
-										       : e->error;
-					done = 1;
-					break;
-				}
-				if (nh->nlmsg_type == RTM_NEWTFILTER &&
-				    ((struct tcmsg *)NLMSG_DATA(nh))->tcm_handle)
-					(*count)++;
-			}
-		}
-	}
-	close(fd);
-	return r;
-}
-
 int tc_qdisc_release(const struct dev *d)
 {
 	struct bpf_tc_hook h;
@@ -338,125 +220,4 @@ int tc_qdisc_release(const struct dev *d)
 	h.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
 	r = bpf_tc_hook_destroy(&h);
 	return r == -ENOENT ? 0 : r;
-}
-
-int config_read(const struct dev_maps *m, struct hs_config *c)
-{
-	__u32 key = 0;
-
-	return bpf_map_lookup_elem(m->config, &key, c) ? -errno : 0;
-}
-
-int config_write(const struct dev_maps *m, const struct hs_config *c)
-{
-	__u32 key = 0;
-
-	return bpf_map_update_elem(m->config, &key, c, BPF_ANY) ? -errno : 0;
-}
-
-int trie_read_slot(const struct dev_maps *m, __u32 slot, struct hs_trie *t)
-{
-	return bpf_map_lookup_elem(m->trie, &slot, t) ? -errno : 0;
-}
-
-int trie_write_slot(const struct dev_maps *m, __u32 slot, const struct hs_trie *t)
-{
-	return bpf_map_update_elem(m->trie, &slot, t, BPF_ANY) ? -errno : 0;
-}
-
-int counters_read(const struct dev_maps *m, struct hs_counters *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct hs_counters *v;
-	__u32 key = 0;
-	int r = 0;
-
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(m->counters, &key, v)) {
-		r = -errno;
-	} else {
-		for (int c = 0; c < ncpu; c++)
-			for (size_t f = 0; f < HS_N_COUNTERS; f++)
-				((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
-	}
-	free(v);
-	return r;
-}
-
-int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	__u64 *v;
-	int r = 0;
-
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	*sum = 0;
-	if (bpf_map_lookup_elem(m->header_hits, &slot, v))
-		r = -errno;
-	else
-		for (int c = 0; c < ncpu; c++)
-			*sum += v[c];
-	free(v);
-	return r;
-}
-
-int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n)
-{
-	DECLARE_LIBBPF_OPTS(bpf_map_batch_opts, o);
-	__u32 count = n;
-	__u64 *v;
-	int ncpu, r = 0;
-
-	/* Asked only when needed: the first call parses a sysfs file with
-	 * sscanf(), ~0.2 ms of a process that has not used it. */
-	if (!n)
-		return 0;
-	ncpu = libbpf_num_possible_cpus();
-	if (ncpu < 0)
-		return ncpu;
-	/* One system call for every slot: a list of 1,000 new names would
-	 * otherwise take 1,000 map writes. */
-	v = calloc((size_t)n * ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_update_batch(m->header_hits, slots, v, &count, &o))
-		r = -errno;
-	else if (count != n)
-		r = -EIO;
-	free(v);
-	return r;
-}
-
-int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct hs_counters *v;
-	__u32 key = 0;
-	int r = 0;
-
-	if (ncpu < 0)
-		return ncpu;
-	if ((unsigned)field >= HS_N_COUNTERS)
-		return -EINVAL;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->counters, &key, v)) {
-		r = -errno;
-	} else {
-		((__u64 *)&v[0])[field] += value;
-		if (bpf_map_update_elem(m->counters, &key, v, BPF_ANY))
-			r = -errno;
-	}
-	free(v);
-	return r;
 }

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +25,8 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
-#include "cli.h"
+#include "log.h"
 #include "loader.h"
-#include "vlog.h"
 
 /* The maps of struct dev_maps, in its order: config before socks, the
  * last to be pinned (pins_write). */
@@ -40,43 +38,6 @@ int hook_parse(const char *s)
 {
 	/* Proxy mode is --cgroup, not a --hook of an interface. */
 	return hs_name_find(hs_hook_names, HS_HOOK_CGROUP, s);
-}
-
-const char *errstr(int err)
-{
-	static char buf[128];
-
-	libbpf_strerror(err < 0 ? err : -err, buf, sizeof(buf));
-	return buf;
-}
-
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level != LIBBPF_DEBUG)
-		vlog_feed(fmt, ap); /* kept while a hook attaches: a verifier log */
-	if (level == LIBBPF_DEBUG && g_opts.verbose < 2)
-		return 0;
-	if (!g_opts.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-static int print_libxdp(enum libxdp_print_level level, const char *fmt, va_list ap)
-{
-	if (level != LIBXDP_DEBUG)
-		vlog_feed(fmt, ap);
-	if (level == LIBXDP_DEBUG && g_opts.verbose < 2)
-		return 0;
-	if (!g_opts.verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
-void loader_setup_logging(int verbose)
-{
-	(void)verbose;
-	libbpf_set_print(print_libbpf);
-	libxdp_set_print(print_libxdp);
 }
 
 int require_root(const char *cmd)

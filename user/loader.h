@@ -183,8 +183,10 @@ int hook_attach(const struct dev *d, const struct attach_opts *o, const struct d
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st);
 /* Remove the clsact qdisc if hdrstrip created it and no filter is left. */
 int tc_qdisc_release(const struct dev *d);
-/* Does @ifindex have a clsact qdisc? 1, 0, or -errno. */
+/* Does @ifindex have a clsact qdisc? 1, 0, or -errno (netlink.c). */
 int tc_qdisc_exists(int ifindex);
+/* The filters on @ifindex's clsact qdisc, both directions, anyone's. */
+int tc_count_filters(int ifindex, int *count);
 
 /* Create a device's maps (not pinned, no program): @m holds their fds. */
 int maps_create(const struct dev *d, struct dev_maps *m);
@@ -201,11 +203,6 @@ int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n);
 /* Add @value to counter @field (CPU 0's copy); only while no program
  * updates the counters (before an attach). */
 int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value);
-
-/* libbpf/libxdp messages go through here; shown with -v. */
-void loader_setup_logging(int verbose);
-/* Errors text: libbpf_strerror. */
-const char *errstr(int err);
 
 /* Required privileges for commands that touch BPF state; prints the error. */
 int require_root(const char *cmd);

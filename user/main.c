@@ -3,53 +3,17 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "loader.h"
+#include "log.h"
 
 struct global_opts g_opts;
-
-static void vpr(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "hdrstrip: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void pr_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vpr("", fmt, ap);
-	va_end(ap);
-}
-
-void pr_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vpr("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void pr_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!g_opts.verbose)
-		return;
-	va_start(ap, fmt);
-	vpr("", fmt, ap);
-	va_end(ap);
-}
 
 int usage_out(const char *text, int ok)
 {
@@ -153,7 +117,7 @@ int main(int argc, char **argv)
 		return usage(0);
 	if (!strcmp(argv[i], "help"))
 		return usage(1);
-	loader_setup_logging(g_opts.verbose);
+	log_setup(g_opts.verbose);
 	if (g_opts.netns) {
 		int r = enter_netns(g_opts.netns);
 

@@ -20,7 +20,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "cli.h"
+#include "log.h"
 #include "loader.h"
 #include "proxy.skel.h"
 

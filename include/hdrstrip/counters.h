@@ -8,7 +8,7 @@
 #ifndef HDRSTRIP_COUNTERS_H
 #define HDRSTRIP_COUNTERS_H
 
-#include "compiler.h"
+#include "portable.h"
 
 /* X(name, help): the help is one sentence, as Prometheus' # HELP shows it. */
 #define HS_COUNTERS(X)                                                                             \

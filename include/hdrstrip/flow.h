@@ -35,7 +35,7 @@
 #ifndef HDRSTRIP_FLOW_H
 #define HDRSTRIP_FLOW_H
 
-#include "compiler.h"
+#include "portable.h"
 #include "scan.h"
 
 #define HS_MAP_FLOWS "flows"

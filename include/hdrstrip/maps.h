@@ -6,7 +6,7 @@
 #ifndef HDRSTRIP_MAPS_H
 #define HDRSTRIP_MAPS_H
 
-#include "compiler.h"
+#include "portable.h"
 #include "counters.h"
 #include "limits.h"
 #include "names.h"

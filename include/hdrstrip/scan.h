@@ -60,7 +60,7 @@
 #ifndef HDRSTRIP_SCAN_H
 #define HDRSTRIP_SCAN_H
 
-#include "compiler.h"
+#include "portable.h"
 #include "trie.h"
 
 enum hs_phase {

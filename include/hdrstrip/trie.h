@@ -31,7 +31,7 @@
 #ifndef HDRSTRIP_TRIE_H
 #define HDRSTRIP_TRIE_H
 
-#include "compiler.h"
+#include "portable.h"
 #include "limits.h"
 #include "names.h"
 

@@ -3,8 +3,8 @@
 #  - fuzz_scan: the shared scanner and trie (include/hdrstrip/scan.h, trie.h),
 #    driven segment by segment as bpf/hdrstrip.bpf.c drives them, against a
 #    liberal field reader and the same stream cut other ways (scan_check.c);
-#  - fuzz_hlist: the header-list parser and trie compiler (user/hlist.c,
-#    user/compile.c) against a naive reading of the text (hlist_check.c);
+#  - fuzz_hlist: the header-list parser and trie compiler (core/hlist.c,
+#    core/compile.c) against a naive reading of the text (hlist_check.c);
 #  - fuzz_tcp: flow.h and the scanner driven per TCP segment as the datapath
 #    drives them (seg_drive.c), over overlaps, retransmissions, reordering,
 #    SYN, RST, FIN and kernel drops, against what Linux's receive path
@@ -33,9 +33,9 @@ FUZZ_DIR := tests/fuzz
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZERS := fuzz_scan fuzz_hlist fuzz_tcp
 FUZZ_BINS := $(addprefix $(FUZZ_OUT)/,$(FUZZERS))
-FUZZ_CFLAGS := -g -O1 -std=gnu11 $(WARN) -Iinclude -Iuser -I$(FUZZ_DIR)
+FUZZ_CFLAGS := -g -O1 -std=gnu11 $(WARN) -Iinclude -Icore -I$(FUZZ_DIR)
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_HDRS := $(wildcard $(FUZZ_DIR)/*.h) $(SHARED_HDRS) $(wildcard user/*.h)
+FUZZ_HDRS := $(wildcard $(FUZZ_DIR)/*.h) $(CORE_HDRS)
 # Linked into every fuzzer: the liberal reader, and what the oracles and
 # their entry points share (check_util.h).
 FUZZ_COMMON := $(FUZZ_DIR)/liberal.c $(FUZZ_DIR)/check_util.c
@@ -53,9 +53,9 @@ $(FUZZ_OUT) $(FUZZ_OUT)/cov:
 	$(Q)mkdir -p $@
 
 .SECONDEXPANSION:
-$(FUZZ_BINS): $(FUZZ_OUT)/%: $$(FUZZ_SRCS_%) $(PURE_SRCS) $(FUZZ_HDRS) | $(FUZZ_OUT)
+$(FUZZ_BINS): $(FUZZ_OUT)/%: $$(FUZZ_SRCS_%) $(CORE_SRCS) $(FUZZ_HDRS) | $(FUZZ_OUT)
 	$(call msg,FUZZ-CC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $(FUZZ_SRCS_$*) $(PURE_SRCS) -o $@
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) $(FUZZ_SRCS_$*) $(CORE_SRCS) -o $@
 
 # fuzz_run NAME SECONDS CORPUS: fuzz NAME from its seeds for SECONDS, new
 # inputs in CORPUS; the exit status is the fuzzer's (0: nothing found).
@@ -103,13 +103,13 @@ test-fuzz: $(FUZZ_BINS)
 # Coverage of the code under test by the corpus make fuzz grew (or the
 # seeds): the same harnesses built with clang's source-based coverage.
 FUZZ_COV_SRCS := include/hdrstrip/scan.h include/hdrstrip/trie.h include/hdrstrip/flow.h \
-	user/hlist.c user/compile.c
+	core/hlist.c core/compile.c
 FUZZ_COV_BINS := $(addprefix $(FUZZ_OUT)/cov/,$(FUZZERS))
 
 $(FUZZ_COV_BINS): $(FUZZ_OUT)/cov/%: $(FUZZ_OUT)/% | $(FUZZ_OUT)/cov
 	$(call msg,COV-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -fprofile-instr-generate -fcoverage-mapping \
-		$(FUZZ_SRCS_$*) $(PURE_SRCS) -o $@
+		$(FUZZ_SRCS_$*) $(CORE_SRCS) -o $@
 
 fuzz-cov: $(FUZZ_COV_BINS)
 	$(Q)for f in $(FUZZERS); do \

@@ -11,9 +11,9 @@ CLANG_FORMAT ?= clang-format-14
 CLANG_TIDY ?= clang-tidy-14
 CPPCHECK ?= cppcheck
 # BPF programs (*.bpf.c) are the verifier's to judge, not these tools'.
-LINT_SRCS := $(filter-out %.bpf.c,$(wildcard user/*.c lib/*.c tests/*/*.c))
-LINT_HDRS := $(wildcard include/hdrstrip/*.h user/*.h lib/*.h tests/*/*.h)
-LINT_INC := -Iinclude -Iuser -Ilib -I$(OUTPUT) -Itests/unit -Itests/pkt -Itests/fuzz
+LINT_SRCS := $(filter-out %.bpf.c,$(wildcard core/*.c user/*.c lib/*.c tests/*/*.c))
+LINT_HDRS := $(wildcard include/hdrstrip/*.h core/*.h user/*.h lib/*.h tests/*/*.h)
+LINT_INC := -Iinclude -Icore -Iuser -Ilib -I$(OUTPUT) -Itests/unit -Itests/pkt -Itests/fuzz
 LINT_DEFS := -DHDRSTRIP_VERSION='"lint"' -DHDRSTRIP_BPF_DIR='"lint"' -DHS_CORPUS_DIR='"lint"' \
 	-DHS_FUZZ_DIR='"lint"'
 # clang-tidy: tests/lint/tidy.sh (the same flags, in parallel).

@@ -6,7 +6,7 @@
 #   CLANG_TIDY=clang-tidy-14 OUTPUT=build tests/lint/tidy.sh FILE...
 set -uo pipefail
 : "${CLANG_TIDY:=clang-tidy-14}" "${OUTPUT:=build}"
-flags=(-std=gnu11 -Iinclude -Iuser -Ilib "-I$OUTPUT" -Itests/unit -Itests/pkt -Itests/fuzz
+flags=(-std=gnu11 -Iinclude -Icore -Iuser -Ilib "-I$OUTPUT" -Itests/unit -Itests/pkt -Itests/fuzz
 	'-DHDRSTRIP_VERSION="lint"' '-DHDRSTRIP_BPF_DIR="lint"' '-DHS_CORPUS_DIR="lint"'
 	'-DHS_FUZZ_DIR="lint"')
 

@@ -6,9 +6,9 @@ PKT_HDRS := $(wildcard tests/pkt/*.h)
 PKT_BIN := $(OUTPUT)/tests/test_pkt
 BPF_OBJ19 := $(OUTPUT)/bpf/hdrstrip.clang19.bpf.o
 
-$(PKT_BIN): $(PKT_SRCS) $(PKT_HDRS) $(PURE_SRCS) $(SHARED_HDRS) $(SKEL) | $(OUTPUT)/tests
+$(PKT_BIN): $(PKT_SRCS) $(PKT_HDRS) $(CORE_LIB) $(CORE_HDRS) $(SKEL) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $(PKT_SRCS) $(PURE_SRCS) $(LIBS) -lcmocka -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $(PKT_SRCS) $(CORE_LIB) $(LIBS) -lcmocka -o $@
 
 test-pkt: $(PKT_BIN) $(BPF_OBJ) $(BPF_OBJ19)
 	$(call msg,TEST,$(PKT_BIN))

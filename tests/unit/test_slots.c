@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Per-header counter slots across list updates (user/slots.c), against a
+ * Per-header counter slots across list updates (core/slots.c), against a
  * naive reference written from the contract in slots.h: a chain of random
  * lists (names that nest, prefix rules, bytes that sort before '*'), each
  * compiled and given slots from the one before, as 'hdrstrip update' does

@@ -623,7 +623,7 @@ static void test_every_tchar(void **state)
 }
 
 /*
- * EXPOSES A BUG in user/compile.c / include/hdrstrip/trie.h (not ours to
+ * EXPOSES A BUG in core/compile.c / include/hdrstrip/trie.h (not ours to
  * fix): the parser accepts every visible ASCII byte but ':' in names (67
  * distinct bytes after case folding, 66 with '_' folded), but the trie has
  * symbols 0..62 only, and hs_compile() fails with "too many distinct name

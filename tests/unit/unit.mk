@@ -10,12 +10,12 @@ UNIT_TESTS := test_hlist test_trie test_prop test_slots
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/,$(UNIT_TESTS))
 UNIT_HELPERS := $(UNIT_DIR)/testutil.c
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
-# The tests link the pure sources themselves: no skeleton, no libbpf.
+# The tests compile the core's sources with the sanitizers: no skeleton, no libbpf.
 UNIT_CFLAGS = $(HOST_CFLAGS) $(UNIT_SANITIZE) -I$(UNIT_DIR) -DHS_CORPUS_DIR='"$(CORPUS)"'
-UNIT_SRCS := $(PURE_SRCS) user/slots.c
+UNIT_SRCS := $(CORE_SRCS)
 
 $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
-		$(UNIT_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
+		$(UNIT_SRCS) $(CORE_HDRS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(UNIT_SRCS) -lcmocka -o $@
 
@@ -26,21 +26,18 @@ FUZZ_ORACLE_SRCS := tests/fuzz/scan_check.c tests/fuzz/hlist_check.c tests/fuzz/
 	tests/fuzz/tcp_check.c tests/fuzz/tcp_model.c tests/fuzz/seg_drive.c tests/fuzz/check_util.c
 
 $(FUZZ_REGRESS_BIN): $(UNIT_DIR)/test_fuzz_regress.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
-		$(FUZZ_ORACLE_SRCS) $(wildcard tests/fuzz/*.h) $(PURE_SRCS) $(SHARED_HDRS) \
-		$(wildcard user/*.h) | $(OUTPUT)/tests
+		$(FUZZ_ORACLE_SRCS) $(wildcard tests/fuzz/*.h) $(CORE_SRCS) $(CORE_HDRS) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(UNIT_CFLAGS) -Itests/fuzz -DHS_FUZZ_DIR='"$(abspath tests/fuzz)"' $< \
-		$(UNIT_HELPERS) $(FUZZ_ORACLE_SRCS) $(PURE_SRCS) -lcmocka -o $@
+		$(UNIT_HELPERS) $(FUZZ_ORACLE_SRCS) $(CORE_SRCS) -lcmocka -o $@
 
 # The CLI built with the same sanitizers: the CLI script runs it (a leak,
 # an overflow or undefined behaviour fails the case that hit it).
 CLI_SAN := $(OUTPUT)/san/hdrstrip
-CLI_SAN_OBJS := $(patsubst user/%.c,$(OUTPUT)/san/%.o,$(CLI_SRCS))
+CLI_SAN_OBJS := $(patsubst %.c,$(OUTPUT)/san/%.o,$(CLI_SRCS) $(CORE_SRCS))
 
-$(OUTPUT)/san:
-	$(Q)mkdir -p $@
-
-$(OUTPUT)/san/%.o: user/%.c $(SHARED_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL) | $(OUTPUT)/san
+$(OUTPUT)/san/%.o: %.c $(CORE_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL)
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) -c $< -o $@
 

@@ -12,9 +12,9 @@ VERIFIER_BIN := $(OUTPUT)/tests/verifier_headroom
 PROXY_OBJ19 := $(OUTPUT)/bpf/proxy.clang19.bpf.o
 
 $(VERIFIER_BIN): tests/verifier/verifier_headroom.c tests/pkt/builder.c tests/pkt/builder.h \
-		$(PURE_SRCS) $(SHARED_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
+		$(CORE_LIB) $(CORE_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $< tests/pkt/builder.c $(PURE_SRCS) $(LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) -Itests/pkt $< tests/pkt/builder.c $(CORE_LIB) $(LIBS) -o $@
 
 test-verifier: $(VERIFIER_BIN) $(BPF_OBJ) $(BPF_OBJ19) $(PROXY_OBJ) $(PROXY_OBJ19)
 	$(call msg,TEST,$(VERIFIER_BIN))

@@ -30,41 +30,8 @@
 #define GOOD_OBJ "build/bpf/hdrstrip.bpf.o"
 #endif
 
-/* What main.c gives the rest of the CLI. */
+/* main.c's global options, for the commands linked in. */
 struct global_opts g_opts;
-
-static void vpr(const char *fmt, va_list ap)
-{
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void pr_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vpr(fmt, ap);
-	va_end(ap);
-}
-
-void pr_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vpr(fmt, ap);
-	va_end(ap);
-}
-
-void pr_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vpr(fmt, ap);
-	va_end(ap);
-}
 
 static char dir[] = "/tmp/hdrstrip-test-vlog-XXXXXX";
 

@@ -14,10 +14,10 @@ $(VLOG_BAD): tests/vlog/bad.bpf.c | $(OUTPUT)/tests
 # the CLI, as the loader needs them.
 VLOG_OBJS := $(filter-out $(OUTPUT)/user/main.o,$(CLI_OBJS))
 
-$(VLOG_TEST): tests/vlog/test_vlog.c $(VLOG_OBJS) | $(OUTPUT)/tests
+$(VLOG_TEST): tests/vlog/test_vlog.c $(VLOG_OBJS) $(CORE_LIB) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -Iuser -I$(OUTPUT) -DBAD_OBJ='"$(abspath $(VLOG_BAD))"' \
-		-DGOOD_OBJ='"$(abspath $(BPF_OBJ))"' $< $(VLOG_OBJS) \
+		-DGOOD_OBJ='"$(abspath $(BPF_OBJ))"' $< $(VLOG_OBJS) $(CORE_LIB) \
 		-lcmocka $(CLI_LIBS) -o $@
 
 test-vlog: $(VLOG_TEST) $(VLOG_BAD) $(BPF_OBJ)

@@ -3,8 +3,8 @@
  * Portability shims for code that is compiled both by clang for the BPF
  * target and by the host compiler. Nothing here may pull in libc.
  */
-#ifndef HDRSTRIP_COMPILER_H
-#define HDRSTRIP_COMPILER_H
+#ifndef HDRSTRIP_PORTABLE_H
+#define HDRSTRIP_PORTABLE_H
 
 #include <linux/types.h>
 
@@ -115,4 +115,4 @@ HS_INLINE void hs_store64(__u8 *p, __u64 v)
 #endif
 }
 
-#endif /* HDRSTRIP_COMPILER_H */
+#endif /* HDRSTRIP_PORTABLE_H */

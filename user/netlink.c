@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The rtnetlink questions libbpf's TC API does not answer: is there a clsact
+ * qdisc on an interface, and how many filters does it hold (anyone's)?
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+
+#include "loader.h"
+
+struct tc_dump_req {
+	struct nlmsghdr nh;
+	struct tcmsg tc;
+};
+
+/*
+ * Send the dump request @type for @ifindex under @parent and give each
+ * answer to @cb until the dump ends. A dump the kernel refuses with -EINVAL
+ * or -ENOENT (no such qdisc) is an empty one. 0 or -errno.
+ */
+static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
+		   void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg), void *arg)
+{
+	struct tc_dump_req req;
+	char buf[16384];
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
+	req.nh.nlmsg_type = type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = seq;
+	req.tc.tcm_family = AF_UNSPEC;
+	req.tc.tcm_ifindex = ifindex;
+	req.tc.tcm_parent = parent;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				return e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
+			}
+			cb(nh, ifindex, arg);
+		}
+	}
+}
+
+static void is_clsact(const struct nlmsghdr *nh, int ifindex, void *arg)
+{
+	const struct tcmsg *tc = NLMSG_DATA(nh);
+	int alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*tc));
+
+	if (nh->nlmsg_type != RTM_NEWQDISC || tc->tcm_ifindex != ifindex)
+		return;
+	for (const struct rtattr *a = (const void *)((const char *)tc + NLMSG_ALIGN(sizeof(*tc)));
+	     RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if (a->rta_type == TCA_KIND && !strcmp(RTA_DATA(a), "clsact"))
+			*(int *)arg = 1;
+}
+
+int tc_qdisc_exists(int ifindex)
+{
+	int fd, r, found = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	r = tc_dump(fd, RTM_GETQDISC, ifindex, 0, 1, is_clsact, &found);
+	close(fd);
+	return r ? r : found;
+}
+
+static void count_filter(const struct nlmsghdr *nh, int ifindex, void *arg)
+{
+	(void)ifindex;
+	if (nh->nlmsg_type == RTM_NEWTFILTER && ((const struct tcmsg *)NLMSG_DATA(nh))->tcm_handle)
+		(*(int *)arg)++;
+}
+
+int tc_count_filters(int ifindex, int *count)
+{
+	int fd, r = 0;
+
+	*count = 0;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	for (int dir = 0; dir < 2 && !r; dir++)
+		r = tc_dump(fd, RTM_GETTFILTER, ifindex,
+			    TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS),
+			    dir + 1, count_filter, count);
+	close(fd);
+	return r;
+}
