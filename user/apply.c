@@ -13,6 +13,7 @@
 #include "log.h"
 #include "compile.h"
 #include "slots.h"
+#include <hdrstrip/flow.h>
 
 /*
  * A packet reads the active slot once and may still be scanning with it
@@ -93,6 +94,18 @@ void ports_format(const __u64 *bitmap, char *buf, size_t size)
 	}
 }
 
+/* The config of fresh maps, before what the command asks: the defaults
+ * attach's --help names. */
+static void config_defaults(struct hs_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	ports_parse("80", cfg->ports);
+	cfg->on_error = HS_POLICY_DROP;
+	cfg->untracked = HS_POLICY_SCAN;
+	cfg->urgent = HS_URGENT_CLEAR;
+	cfg->flows = HS_FLOWS_DEFAULT;
+}
+
 int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
 		  struct hs_trie *t, const struct apply_opts *o, struct hs_config *next)
 {
@@ -151,7 +164,7 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		return r;
 
 	if (o->first)
-		memset(&cfg, 0, sizeof(cfg));
+		config_defaults(&cfg);
 	cfg.active_slot = idle;
 	cfg.generation++;
 	cfg.n_names = t->n_rules;
@@ -173,6 +186,8 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		cfg.untracked = o->untracked;
 	if (o->urgent >= 0)
 		cfg.urgent = o->urgent;
+	if (o->flows)
+		cfg.flows = o->flows;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
 	*next = cfg;

@@ -4,6 +4,8 @@
 
 #include "loader.h"
 
+/* What a command asks of the config; what it leaves unset (NULL, -1, 0)
+ * is kept, or, for fresh maps, the default (config_defaults()). */
 struct apply_opts {
 	int first; /* fresh maps: slot 0, counters from zero */
 	const char *list_path;
@@ -11,6 +13,7 @@ struct apply_opts {
 	int on_error; /* enum hs_policy, -1: keep */
 	int untracked; /* enum hs_policy, -1: keep */
 	int urgent; /* enum hs_urgent, -1: keep */
+	__u32 flows; /* 0: keep */
 	int qdisc_created; /* -1: keep */
 };
 

@@ -28,7 +28,6 @@ struct cmd {
 	const char *summary;
 };
 
-
 /* Map a -errno from the pure layers to an exit code. Inline, so that every
  * caller (and a static analyser) sees that an error never maps to EXIT_OK. */
 static inline int exit_code_for(int err, int bad_input)

@@ -140,7 +140,7 @@ static int tc_attach(const struct dev *d, int hook, struct bpf_program *prog, in
 	return r;
 }
 
-int hook_attach(const struct dev *d, const struct attach_opts *o, const struct dev_maps *m,
+int hook_attach(const struct dev *d, const struct hook_opts *o, const struct dev_maps *m,
 		int *mode_used, int *legacy, int *qdisc_created)
 {
 	struct bpf_program *prog;

@@ -170,7 +170,7 @@ int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_
 	      const struct hs_config *cfg);
 
 /* Hooks. */
-struct attach_opts {
+struct hook_opts {
 	int hook; /* enum hs_hook */
 	int xdp_mode; /* enum xdp_attach_mode */
 	__u32 flows; /* capacity of the program's connection table */
@@ -178,7 +178,7 @@ struct attach_opts {
 
 /* Load the program for @o->hook with the maps @m (the verifier runs here)
  * and attach it; on failure nothing of this call remains. */
-int hook_attach(const struct dev *d, const struct attach_opts *o, const struct dev_maps *m,
+int hook_attach(const struct dev *d, const struct hook_opts *o, const struct dev_maps *m,
 		int *mode_used, int *legacy, int *qdisc_created);
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st);
 /* Remove the clsact qdisc if hdrstrip created it and no filter is left. */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The options attach, update and detach share (see opts.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xdp/libxdp.h>
+
+#include "apply.h"
+#include "cli.h"
+#include "loader.h"
+#include "opts.h"
+#include <hdrstrip/flow.h>
+
+/* Every device command's options: an option one command does not take is
+ * named as another's (and refused), never ignored. */
+static const struct option all_options[] = {
+	OPTION_HEADERS,	 OPTION_HOOK,	   OPTION_XDP_MODE,  OPTION_PORTS,
+	OPTION_ON_ERROR, OPTION_UNTRACKED, OPTION_URGENT,    OPTION_FLOWS,
+	OPTION_CGROUP,	 OPTION_NOFOLD,	   OPTION_CGROUP_ID, { 0 },
+};
+
+/* The option getopt_long refused, as it was written: "--name" (without
+ * any "=value"), or "-x". */
+static void refused_name(char **argv, char *buf, size_t size)
+{
+	const char *a = argv[optind - 1];
+
+	if (optopt > 0 && optopt < 256 && a[1] != '-') {
+		snprintf(buf, size, "-%c", optopt);
+		return;
+	}
+	snprintf(buf, size, "%.*s", (int)strcspn(a, "="), a);
+}
+
+int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc)
+{
+	char name[64];
+	int opt;
+
+	opterr = 0; /* the messages are ours, naming the command */
+	opt = getopt_long(argc, argv, ":h", c->options, NULL);
+	switch (opt) {
+	case -1:
+		return OPT_END;
+	case 'h':
+		*rc = usage_out(c->usage, 1);
+		return -1;
+	case ':':
+		refused_name(argv, name, sizeof(name));
+		pr_err("%s: %s needs a value", c->name, name);
+		*rc = usage_out(c->usage, 0);
+		return -1;
+	case '?':
+		refused_name(argv, name, sizeof(name));
+		for (const struct option *o = all_options; o->name && name[1] == '-'; o++)
+			if (!strcmp(o->name, name + 2)) {
+				pr_err("%s: %s does not apply (%s)", c->name, name,
+				       c->why_not(o->val));
+				*rc = usage_out(c->usage, 0);
+				return -1;
+			}
+		pr_err("%s: unknown option '%s'", c->name, name);
+		*rc = usage_out(c->usage, 0);
+		return -1;
+	default:
+		return opt;
+	}
+}
+
+int opt_hook(const struct dev_cmd *c, const char *arg, int *out)
+{
+	*out = hook_parse(arg);
+	if (*out >= 0)
+		return -1;
+	pr_err("%s: unknown hook '%s' (expected xdp, tc-ingress or tc-egress)", c->name, arg);
+	return EXIT_USAGE;
+}
+
+int opt_xdp_mode(const struct dev_cmd *c, const char *arg, int *out)
+{
+	if (!strcmp(arg, "native")) {
+		*out = XDP_MODE_NATIVE;
+		return -1;
+	}
+	if (!strcmp(arg, "skb")) {
+		*out = XDP_MODE_SKB;
+		return -1;
+	}
+	pr_err("%s: unknown XDP mode '%s' (expected native or skb)", c->name, arg);
+	return EXIT_USAGE;
+}
+
+int opt_ports(const struct dev_cmd *c, const char *arg, __u64 *out)
+{
+	if (!ports_parse(arg, out))
+		return -1;
+	pr_err("%s: bad port list '%s' (expected e.g. 80,8080,9000-9010; ports 1-65535)", c->name,
+	       arg);
+	return EXIT_USAGE;
+}
+
+int opt_on_error(const struct dev_cmd *c, const char *arg, int *out)
+{
+	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
+	if (*out >= 0 && *out != HS_POLICY_SCAN)
+		return -1;
+	pr_err("%s: unknown policy '%s' (expected drop or pass)", c->name, arg);
+	return EXIT_USAGE;
+}
+
+int opt_untracked(const struct dev_cmd *c, const char *arg, int *out)
+{
+	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
+	if (*out >= 0)
+		return -1;
+	pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)", c->name,
+	       arg);
+	return EXIT_USAGE;
+}
+
+int opt_urgent(const struct dev_cmd *c, const char *arg, int *out)
+{
+	*out = hs_name_find(hs_urgent_names, HS_URGENT_MAX, arg);
+	if (*out >= 0)
+		return -1;
+	pr_err("%s: unknown policy '%s' for --urgent (expected clear or drop)", c->name, arg);
+	return EXIT_USAGE;
+}
+
+/* The largest --flows: each entry is preallocated (an LRU hash), so the
+ * table's memory is taken at attach, per hook. */
+#define HS_FLOWS_MAX (1u << 20)
+/* Bytes of kernel memory a flow entry takes: its value and key, and the
+ * LRU hash's element header (64 bytes on 64-bit kernels). 928 bytes
+ * (BENCHMARKS.md, "memory"). */
+#define HS_FLOW_ENTRY_BYTES (sizeof(struct hs_flow) + sizeof(struct hs_flow_key) + 64)
+
+unsigned long long flows_bytes(__u32 flows)
+{
+	return (unsigned long long)flows * HS_FLOW_ENTRY_BYTES;
+}
+
+/* MemAvailable from /proc/meminfo, in bytes; 0 if unknown. */
+static unsigned long long mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb * 1024;
+}
+
+/* --flows N: a count in 16..HS_FLOWS_MAX, whose table fits in half the
+ * memory available. */
+int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out)
+{
+	unsigned long long cost, avail;
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] < '0' || arg[0] > '9' || n < 16 ||
+	    n > HS_FLOWS_MAX) {
+		pr_err("%s: bad --flows '%s' (a count of connections, 16..%u; each takes about %zu "
+		       "bytes of kernel memory per hook)",
+		       c->name, arg, HS_FLOWS_MAX, HS_FLOW_ENTRY_BYTES);
+		return EXIT_USAGE;
+	}
+	cost = flows_bytes(n);
+	avail = mem_available();
+	if (avail && cost > avail / 2) {
+		pr_err("%s: --flows %lu would take %llu MiB of kernel memory for this hook, more than "
+		       "half of what is available (%llu MiB); choose a smaller --flows",
+		       c->name, n, cost >> 20, avail >> 20);
+		return EXIT_USAGE;
+	}
+	*out = n;
+	return -1;
+}
+
+int opts_target(const struct dev_cmd *c, int argc, char **argv, int by_cgroup, int hook_given,
+		const char **dev)
+{
+	*dev = NULL;
+	if (by_cgroup) {
+		if (optind != argc || hook_given || by_cgroup > 1) {
+			pr_err("%s: --cgroup PATH (or --cgroup-id ID) takes the place of DEV and --hook",
+			       c->name);
+			return usage_out(c->usage, 0);
+		}
+		return -1;
+	}
+	if (optind != argc - 1) {
+		pr_err("%s: %s", c->name,
+		       optind >= argc ? "give the device (DEV), or --cgroup PATH"
+				      : "more than one device given");
+		return usage_out(c->usage, 0);
+	}
+	*dev = argv[optind];
+	return -1;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The options of the commands that act on a device (attach, update,
+ * detach): each command has its own table and its own struct, starting
+ * from its defaults; these are the parts they share, so that an option
+ * means one thing and reads one way in every command that takes it.
+ */
+#ifndef HDRSTRIP_OPTS_H
+#define HDRSTRIP_OPTS_H
+
+#include <getopt.h>
+#include <linux/types.h>
+
+/* One id per option across the commands, so that a command given an
+ * option it does not take can say it belongs to another. */
+enum dev_opt {
+	OPT_END = 0, /* opts_next(): no option left */
+	OPT_HEADERS = 256,
+	OPT_HOOK,
+	OPT_XDP_MODE,
+	OPT_PORTS,
+	OPT_ON_ERROR,
+	OPT_UNTRACKED,
+	OPT_URGENT,
+	OPT_FLOWS,
+	OPT_CGROUP,
+	OPT_NOFOLD,
+	OPT_CGROUP_ID,
+};
+
+/* The option entries of getopt_long's table, one per option, for the
+ * commands' tables to be built from. */
+#define OPTION_HEADERS                                                                             \
+	{                                                                                          \
+		"headers", required_argument, NULL, OPT_HEADERS                                    \
+	}
+#define OPTION_HOOK                                                                                \
+	{                                                                                          \
+		"hook", required_argument, NULL, OPT_HOOK                                          \
+	}
+#define OPTION_XDP_MODE                                                                            \
+	{                                                                                          \
+		"xdp-mode", required_argument, NULL, OPT_XDP_MODE                                  \
+	}
+#define OPTION_PORTS                                                                               \
+	{                                                                                          \
+		"ports", required_argument, NULL, OPT_PORTS                                        \
+	}
+#define OPTION_ON_ERROR                                                                            \
+	{                                                                                          \
+		"on-error", required_argument, NULL, OPT_ON_ERROR                                  \
+	}
+#define OPTION_UNTRACKED                                                                           \
+	{                                                                                          \
+		"untracked", required_argument, NULL, OPT_UNTRACKED                                \
+	}
+#define OPTION_URGENT                                                                              \
+	{                                                                                          \
+		"urgent", required_argument, NULL, OPT_URGENT                                      \
+	}
+#define OPTION_FLOWS                                                                               \
+	{                                                                                          \
+		"flows", required_argument, NULL, OPT_FLOWS                                        \
+	}
+#define OPTION_CGROUP                                                                              \
+	{                                                                                          \
+		"cgroup", required_argument, NULL, OPT_CGROUP                                      \
+	}
+#define OPTION_NOFOLD                                                                              \
+	{                                                                                          \
+		"no-fold-underscore", no_argument, NULL, OPT_NOFOLD                                \
+	}
+#define OPTION_CGROUP_ID                                                                           \
+	{                                                                                          \
+		"cgroup-id", required_argument, NULL, OPT_CGROUP_ID                                \
+	}
+#define OPTION_HELP                                                                                \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
+
+/* A device command, for its option parser and messages. */
+struct dev_cmd {
+	const char *name;
+	const char *usage;
+	const struct option *options; /* its own, ending in { 0 } */
+	/* Why another command's @opt does not apply to this one. */
+	const char *(*why_not)(int opt);
+};
+
+/*
+ * The next option of the command line, from @c's own table: its id, OPT_END
+ * when none is left, or -1 with *rc the exit code once the message is out
+ * (an option @c does not take, a value missing, --help).
+ */
+int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc);
+
+/* Option values: each returns -1 when @arg is good (stored in *out), else
+ * the exit code after the message naming @c and what is expected. */
+int opt_hook(const struct dev_cmd *c, const char *arg, int *out);
+int opt_xdp_mode(const struct dev_cmd *c, const char *arg, int *out);
+int opt_ports(const struct dev_cmd *c, const char *arg, __u64 *out);
+int opt_on_error(const struct dev_cmd *c, const char *arg, int *out);
+int opt_untracked(const struct dev_cmd *c, const char *arg, int *out);
+int opt_urgent(const struct dev_cmd *c, const char *arg, int *out);
+int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out);
+
+/*
+ * What the command acts on: DEV, the one operand, or a cgroup given by
+ * option (@by_cgroup: how many of --cgroup and --cgroup-id were given),
+ * which takes the place of DEV and --hook (@hook_given). -1 with *dev set
+ * (NULL for a cgroup), else the exit code after the message.
+ */
+int opts_target(const struct dev_cmd *c, int argc, char **argv, int by_cgroup, int hook_given,
+		const char **dev);
+
+/* The kernel memory a flow table of @flows entries takes, in bytes. */
+unsigned long long flows_bytes(__u32 flows);
+
+#endif /* HDRSTRIP_OPTS_H */
