@@ -45,6 +45,9 @@ struct hs_list;
 struct hs_list_opts;
 struct hs_trie;
 struct hs_trie_stats;
+/* A list's warning (a name that is not an RFC 9110 token), printed as one:
+ * struct hs_list_opts' .warn for the commands. */
+void list_warn(const char *msg);
 /* Load a header list, printing any error once; returns an exit code. On
  * success @l must be freed by the caller. */
 int load_list(const char *path, const struct hs_list_opts *lo, struct hs_list *l);

@@ -43,11 +43,6 @@ static const char attach_usage[] =
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
 
-static void warn_cb(const char *msg)
-{
-	pr_warn("%s", msg);
-}
-
 /* Data sent in a SYN (TCP Fast Open) leaves before sockops may put the
  * connection into the sockhash: say so when clients may use it here. */
 static void warn_fastopen(void)
@@ -91,7 +86,7 @@ static const struct attach_opts defaults_attach = {
 	.untracked = -1,
 	.urgent = -1,
 	.flows = HS_FLOWS_DEFAULT,
-	.list = { .fold_underscore = -1, .warn = warn_cb },
+	.list = { .fold_underscore = -1, .warn = list_warn },
 };
 
 static const struct option attach_options[] = {

@@ -20,11 +20,6 @@ static const char update_usage[] =
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
 	"switches every hook of DEV over; no packet sees half of two lists.\n";
 
-static void warn_cb(const char *msg)
-{
-	pr_warn("%s", msg);
-}
-
 /* What 'update' was asked for: its defaults, then the command line. */
 struct update_opts {
 	const char *dev; /* NULL: --cgroup */
@@ -42,7 +37,7 @@ static const struct update_opts defaults_update = {
 	.on_error = -1,
 	.untracked = -1,
 	.urgent = -1,
-	.list = { .fold_underscore = -1, .warn = warn_cb },
+	.list = { .fold_underscore = -1, .warn = list_warn },
 };
 
 static const struct option update_options[] = {

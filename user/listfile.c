@@ -8,6 +8,11 @@
 #include "cli.h"
 #include "compile.h"
 
+void list_warn(const char *msg)
+{
+	pr_warn("%s", msg);
+}
+
 int load_list(const char *path, const struct hs_list_opts *lo, struct hs_list *l)
 {
 	struct hs_err err;
