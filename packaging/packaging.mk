@@ -55,7 +55,7 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)install -m 0644 $(BPF_OBJ) $(DESTDIR)$(PKGLIBDIR)/hdrstrip.bpf.o
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
-	$(Q)$(SUBST_PATHS) systemd/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
+	$(Q)$(SUBST_PATHS) packaging/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
 	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example
 	$(Q)$(SUBST_PATHS) man/hdrstrip.8 > $(DESTDIR)$(MANDIR)/man8/hdrstrip.8
