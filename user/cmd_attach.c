@@ -63,30 +63,18 @@ static void warn_fastopen(void)
 /* What 'attach' was asked for: its defaults, then the command line. */
 struct attach_opts {
 	const char *dev; /* NULL: --cgroup */
-	const char *cgroup; /* proxy mode */
-	const char *headers;
+	struct list_settings set;
 	int hook; /* enum hs_hook */
 	int hook_given;
 	int xdp_mode; /* enum xdp_attach_mode */
-	__u64 ports[HS_PORT_WORDS];
-	int ports_given;
-	/* -1: not given (a first hook takes the config's defaults, another
-	 * keeps what the device has) */
-	int on_error; /* enum hs_policy */
-	int untracked; /* enum hs_policy */
-	int urgent; /* enum hs_urgent */
 	__u32 flows;
-	struct hs_list_opts list;
 };
 
 static const struct attach_opts defaults_attach = {
+	.set = LIST_SETTINGS_DEFAULTS,
 	.hook = HS_HOOK_XDP,
 	.xdp_mode = XDP_MODE_NATIVE,
-	.on_error = -1,
-	.untracked = -1,
-	.urgent = -1,
 	.flows = HS_FLOWS_DEFAULT,
-	.list = { .fold_underscore = -1, .warn = list_warn },
 };
 
 static const struct option attach_options[] = {
@@ -116,9 +104,6 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 
 	while (rc < 0 && (opt = opts_next(c, argc, argv, &rc)) > 0) {
 		switch (opt) {
-		case OPT_HEADERS:
-			o->headers = optarg;
-			break;
 		case OPT_HOOK:
 			rc = opt_hook(c, optarg, &o->hook);
 			o->hook_given = 1;
@@ -126,38 +111,22 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 		case OPT_XDP_MODE:
 			rc = opt_xdp_mode(c, optarg, &o->xdp_mode);
 			break;
-		case OPT_PORTS:
-			rc = opt_ports(c, optarg, o->ports);
-			o->ports_given = 1;
-			break;
-		case OPT_ON_ERROR:
-			rc = opt_on_error(c, optarg, &o->on_error);
-			break;
-		case OPT_UNTRACKED:
-			rc = opt_untracked(c, optarg, &o->untracked);
-			break;
-		case OPT_URGENT:
-			rc = opt_urgent(c, optarg, &o->urgent);
-			break;
 		case OPT_FLOWS:
 			rc = opt_flows(c, optarg, &o->flows);
 			break;
-		case OPT_CGROUP:
-			o->cgroup = optarg;
-			break;
-		case OPT_NOFOLD:
-			o->list.fold_underscore = 0;
+		default:
+			rc = opt_settings(c, opt, &o->set);
 			break;
 		}
 	}
 	if (rc >= 0)
 		return rc;
-	rc = opts_target(c, argc, argv, !!o->cgroup, o->hook_given, &o->dev);
+	rc = opts_target(c, argc, argv, !!o->set.cgroup, o->hook_given, &o->dev);
 	if (rc >= 0)
 		return rc;
-	if (o->cgroup)
+	if (o->set.cgroup)
 		o->hook = HS_HOOK_CGROUP;
-	if (!o->headers) {
+	if (!o->set.headers) {
 		pr_err("attach: --headers FILE is required");
 		return usage_out(attach_usage, 0);
 	}
@@ -210,7 +179,7 @@ static int attach_hook_free(const struct attach_opts *o, const struct dev *d,
 
 	if (!id)
 		return 0;
-	if (o->cgroup)
+	if (o->set.cgroup)
 		pr_err("hdrstrip is already attached to cgroup '%s' (program id %u); use 'hdrstrip "
 		       "update --cgroup %s --headers FILE' to change its list, or 'hdrstrip detach "
 		       "--cgroup %s' first",
@@ -226,7 +195,7 @@ static void attach_report(const struct attach_opts *o, const struct dev *d,
 			  const struct hs_config *cfg, const struct hs_trie *t, int shared,
 			  int mode, int legacy, int have_bpffs)
 {
-	int settings = o->ports_given || o->on_error >= 0;
+	int settings = o->set.ports_given || o->set.on_error >= 0;
 	char ports[256];
 
 	if (shared)
@@ -245,7 +214,7 @@ static void attach_report(const struct attach_opts *o, const struct dev *d,
 	       hs_hook_name(o->hook),
 	       o->hook == HS_HOOK_XDP ? (mode == XDP_MODE_SKB ? " (skb mode)" : " (native mode)")
 				      : "",
-	       d->name, t->n_rules, o->headers, ports, hs_policy_name(cfg->on_error),
+	       d->name, t->n_rules, o->set.headers, ports, hs_policy_name(cfg->on_error),
 	       have_bpffs ? d->pin_dir : "no pins (bpffs unavailable)");
 }
 
@@ -255,69 +224,45 @@ static int do_attach(const struct attach_opts *o)
 	struct apply_opts ap;
 	struct hs_config next, live;
 	struct dev_state st;
-	struct dev_maps m;
-	struct dev_lock lk = { .fd = -1 };
 	struct pins_info pi = { 0 };
-	struct hs_list l = { 0 };
-	struct hs_trie *t = NULL;
-	struct dev d;
+	struct list_run run;
+	struct dev *d = &run.d;
+	struct dev_maps *m = &run.m;
 	int r, rc, shared, pinned = 0, have_bpffs, mode = 0, legacy = 0, qcreated = 0;
 	int make_qdisc, marked = 0;
 
-	if (require_root("attach"))
-		return EXIT_FAIL;
-	/* A bad list changes nothing: it is read before anything is touched
-	 * (and compiled by apply_prepare(), before any map write). */
-	rc = load_list(o->headers, &o->list, &l);
-	if (rc)
-		return rc;
-	t = trie_alloc();
-	if (!t) {
-		hs_list_free(&l);
-		return EXIT_FAIL;
-	}
-	dev_maps_init(&m);
-	rc = target_resolve(o->dev, o->cgroup, &d);
+	rc = list_run_begin("attach", &o->set, o->dev, &run);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_FAIL;
-	if (target_lock(&d, &lk))
-		goto out;
 	r = bpffs_ensure(1);
 	have_bpffs = !r;
 	if (r)
 		pr_warn("cannot mount bpffs at %s: %s (%d): attaching without pins (status, update "
 			"and detach find the attachment from the %s; bpftool users will not find its "
 			"maps pinned)",
-			HS_BPFFS, errstr(r), r, target_word(&d));
-	r = dev_query(&d, &st);
+			HS_BPFFS, errstr(r), r, target_word(d));
+	r = dev_query(d, &st);
 	if (r) {
-		pr_err("cannot query the hooks of %s: %s (%d)", target_str(&d), errstr(r), r);
+		pr_err("cannot query the hooks of %s: %s (%d)", target_str(d), errstr(r), r);
 		goto out;
 	}
-	if (attach_hook_free(o, &d, &st) ||
-	    attach_maps(&d, &st, have_bpffs, &m, &shared, &live, &pi))
+	if (attach_hook_free(o, d, &st) || attach_maps(d, &st, have_bpffs, m, &shared, &live, &pi))
 		goto out;
 
 	/* The whole config this attach asks for, computed once: what was
 	 * given, the defaults for new maps, the rest kept. The qdisc is
 	 * hdrstrip's to remove later when this attach makes it. */
 	make_qdisc = (o->hook == HS_HOOK_TC_INGRESS || o->hook == HS_HOOK_TC_EGRESS) &&
-		     !tc_qdisc_exists(d.ifindex);
-	ap = (struct apply_opts){
-		.first = !shared,
-		.list_path = o->headers,
-		.ports = o->ports_given ? o->ports : NULL,
-		.on_error = o->on_error,
-		.untracked = o->untracked,
-		.urgent = o->urgent,
-		.flows = shared ? 0 : o->flows,
-		.qdisc_created = make_qdisc ? 1 : -1,
-	};
+		     !tc_qdisc_exists(d->ifindex);
+	settings_apply_opts(&o->set, &ap);
+	ap.first = !shared;
+	ap.flows = shared ? 0 : o->flows;
+	ap.qdisc_created = make_qdisc ? 1 : -1;
 	/* Everything but the switch: the new list goes to the idle slot. */
-	r = apply_prepare(&d, &m, &l, t, &ap, &next);
+	r = apply_prepare(d, m, &run.l, run.t, &ap, &next);
 	if (r) {
-		pr_err("cannot write the header list into the maps of %s: %s (%d)", target_str(&d),
+		pr_err("cannot write the header list into the maps of %s: %s (%d)", target_str(d),
 		       errstr(r), r);
 		goto out;
 	}
@@ -325,52 +270,51 @@ static int do_attach(const struct attach_opts *o)
 		/* Said before the qdisc is made, in the config a later command
 		 * reads, so a killed attach leaves nothing nobody would remove. */
 		live.qdisc_created = 1;
-		marked = !config_write(&m, &live);
+		marked = !config_write(m, &live);
 	}
 	if (!shared) {
 		/* New maps: no packet sees them before the hook is attached. */
-		r = apply_commit(&m, &next);
+		r = apply_commit(m, &next);
 		if (r) {
-			pr_err("cannot write the config of %s: %s (%d)", target_str(&d), errstr(r),
+			pr_err("cannot write the config of %s: %s (%d)", target_str(d), errstr(r),
 			       r);
 			goto out;
 		}
-		if (o->cgroup) {
+		if (o->set.cgroup) {
 			/* Connections already open never pass the sockops
 			 * program: say how many there are, as a counter. */
-			counters_add(&m, HS_CTR_conns_preexisting,
-				     count_preexisting(&d, next.ports));
+			counters_add(m, HS_CTR_conns_preexisting, count_preexisting(d, next.ports));
 		}
 	}
 	if (have_bpffs) {
 		/* Pinned before the hook: a killed attach leaves pins the next
 		 * command finds stale, with the qdisc they say was made. */
-		r = pins_sync(&d, &st, &m, shared ? &live : NULL);
+		r = pins_sync(d, &st, m, shared ? &live : NULL);
 		if (r == -EBUSY) {
 			if (!shared) {
-				pins_elsewhere_err(&d, &pi, "attach");
+				pins_elsewhere_err(d, &pi, "attach");
 				goto out;
 			}
 			pr_warn("%s holds another namespace's pins: '%s' is attached without pins",
-				d.pin_dir, d.name);
+				d->pin_dir, d->name);
 		} else if (r) {
 			pr_warn("cannot pin the maps of %s in %s: %s (%d); attaching without pins",
-				target_str(&d), d.pin_dir, errstr(r), r);
+				target_str(d), d->pin_dir, errstr(r), r);
 		} else {
 			pinned = !shared;
 		}
 	}
 
 	/* Load and verify (most of an attach's time), then attach. */
-	if (o->cgroup) {
-		r = proxy_attach(&d, &m);
+	if (o->set.cgroup) {
+		r = proxy_attach(d, m);
 		if (!r)
 			warn_fastopen();
 	} else {
-		r = hook_attach(&d, &ho, &m, &mode, &legacy, &qcreated);
+		r = hook_attach(d, &ho, m, &mode, &legacy, &qcreated);
 	}
 	if (r) {
-		pr_err("cannot attach %s to %s: %s (%d)%s", hs_hook_name(o->hook), target_str(&d),
+		pr_err("cannot attach %s to %s: %s (%d)%s", hs_hook_name(o->hook), target_str(d),
 		       errstr(r), r,
 		       r == -EEXIST || r == -EBUSY
 			       ? "; another program holds that hook (see 'bpftool net' / 'xdp-loader status')"
@@ -379,7 +323,7 @@ static int do_attach(const struct attach_opts *o)
 			       : "");
 		if (marked) {
 			live.qdisc_created = 0;
-			config_write(&m, &live);
+			config_write(m, &live);
 		}
 		goto out;
 	}
@@ -387,25 +331,22 @@ static int do_attach(const struct attach_opts *o)
 	/* The switch, last: the new list applies to every hook at once. A
 	 * killed attach before it left the new hook on the running list. */
 	if (shared) {
-		r = apply_commit(&m, &next);
+		r = apply_commit(m, &next);
 		if (r) {
 			pr_err("%s is attached to '%s', but the new list could not be switched in: %s "
 			       "(%d); the previous list is still in use: run 'hdrstrip update %s "
 			       "--headers %s'",
-			       hs_hook_name(o->hook), d.name, errstr(r), r, d.name, o->headers);
+			       hs_hook_name(o->hook), d->name, errstr(r), r, d->name,
+			       o->set.headers);
 			goto out;
 		}
 	}
-	attach_report(o, &d, &next, t, shared, mode, legacy, have_bpffs);
+	attach_report(o, d, &next, run.t, shared, mode, legacy, have_bpffs);
 	rc = EXIT_OK;
 out:
 	if (pinned)
-		pins_remove(&d); /* pinned for a hook that did not attach */
-	dev_maps_close(&m);
-	dev_unlock(&lk);
-	dev_close(&d);
-	free(t);
-	hs_list_free(&l);
+		pins_remove(d); /* pinned for a hook that did not attach */
+	list_run_end(&run);
 	return rc;
 }
 

@@ -238,15 +238,7 @@ static void detach_cleanup(const struct dev *d, const struct dev_state *st,
 	/* Ours now stale: cleared like any other, and those under the
 	 * interface's name before a rename too. */
 	pins_clear_stale(d, st, &pi);
-	if (cfg->ifname[0] && !d->cgroup && strcmp(cfg->ifname, d->name)) {
-		struct dev old;
-		struct pins_info there;
-
-		dev_by_name(cfg->ifname, &old);
-		if (!pins_inspect(old.pin_dir, &old, NULL, &there) && there.n &&
-		    there.config_id == map_id(m->config))
-			pins_remove(&old);
-	}
+	pins_remove_renamed(d, m, cfg);
 }
 
 /* The device @o names, resolved: -1, or the exit code (a device that is gone

@@ -23,21 +23,11 @@ static const char update_usage[] =
 /* What 'update' was asked for: its defaults, then the command line. */
 struct update_opts {
 	const char *dev; /* NULL: --cgroup */
-	const char *cgroup;
-	const char *headers;
-	__u64 ports[HS_PORT_WORDS];
-	int ports_given;
-	int on_error; /* enum hs_policy, -1: keep */
-	int untracked; /* enum hs_policy, -1: keep */
-	int urgent; /* enum hs_urgent, -1: keep */
-	struct hs_list_opts list;
+	struct list_settings set;
 };
 
 static const struct update_opts defaults_update = {
-	.on_error = -1,
-	.untracked = -1,
-	.urgent = -1,
-	.list = { .fold_underscore = -1, .warn = list_warn },
+	.set = LIST_SETTINGS_DEFAULTS,
 };
 
 static const struct option update_options[] = {
@@ -67,38 +57,14 @@ static int parse_update(int argc, char **argv, struct update_opts *o)
 	const struct dev_cmd *c = &update_cmd;
 	int opt, rc = -1;
 
-	while (rc < 0 && (opt = opts_next(c, argc, argv, &rc)) > 0) {
-		switch (opt) {
-		case OPT_HEADERS:
-			o->headers = optarg;
-			break;
-		case OPT_PORTS:
-			rc = opt_ports(c, optarg, o->ports);
-			o->ports_given = 1;
-			break;
-		case OPT_ON_ERROR:
-			rc = opt_on_error(c, optarg, &o->on_error);
-			break;
-		case OPT_UNTRACKED:
-			rc = opt_untracked(c, optarg, &o->untracked);
-			break;
-		case OPT_URGENT:
-			rc = opt_urgent(c, optarg, &o->urgent);
-			break;
-		case OPT_CGROUP:
-			o->cgroup = optarg;
-			break;
-		case OPT_NOFOLD:
-			o->list.fold_underscore = 0;
-			break;
-		}
-	}
+	while (rc < 0 && (opt = opts_next(c, argc, argv, &rc)) > 0)
+		rc = opt_settings(c, opt, &o->set);
 	if (rc >= 0)
 		return rc;
-	rc = opts_target(c, argc, argv, !!o->cgroup, 0, &o->dev);
+	rc = opts_target(c, argc, argv, !!o->set.cgroup, 0, &o->dev);
 	if (rc >= 0)
 		return rc;
-	if (!o->headers) {
+	if (!o->set.headers) {
 		pr_err("update: --headers FILE is required");
 		return usage_out(update_usage, 0);
 	}
@@ -107,85 +73,58 @@ static int parse_update(int argc, char **argv, struct update_opts *o)
 
 static int do_update(const struct update_opts *o)
 {
-	struct apply_opts ap = {
-		.list_path = o->headers,
-		.ports = o->ports_given ? o->ports : NULL,
-		.on_error = o->on_error,
-		.untracked = o->untracked,
-		.urgent = o->urgent,
-		.qdisc_created = -1,
-	};
+	struct apply_opts ap;
 	struct hs_config before;
 	struct dev_state st;
-	struct dev_maps m;
-	struct dev_lock lk = { .fd = -1 };
-	struct hs_list l = { 0 };
-	struct hs_trie *t = NULL;
-	struct dev d;
+	struct list_run run;
+	struct dev *d = &run.d;
+	struct dev_maps *m = &run.m;
 	int r, rc;
 
-	if (require_root("update"))
-		return EXIT_FAIL;
-	/* Read the list first: a bad list changes nothing. apply_list()
-	 * compiles it before any map write. */
-	rc = load_list(o->headers, &o->list, &l);
-	if (rc)
-		return rc;
-	t = trie_alloc();
-	if (!t) {
-		hs_list_free(&l);
-		return EXIT_FAIL;
-	}
-	dev_maps_init(&m);
-	rc = target_resolve(o->dev, o->cgroup, &d);
+	rc = list_run_begin("update", &o->set, o->dev, &run);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_FAIL;
-	if (target_lock(&d, &lk))
-		goto out;
-	r = dev_query(&d, &st);
+	r = dev_query(d, &st);
 	if (r || !dev_attached_hooks(&st)) {
-		if (o->cgroup)
+		if (o->set.cgroup)
 			pr_err("hdrstrip is not attached to cgroup '%s'; use 'hdrstrip attach --cgroup "
 			       "%s --headers FILE'",
-			       d.cgroup_path, d.cgroup_path);
+			       d->cgroup_path, d->cgroup_path);
 		else
 			pr_err("hdrstrip is not attached to '%s'; use 'hdrstrip attach %s --headers "
 			       "FILE'",
-			       d.name, d.name);
+			       d->name, d->name);
 		goto out;
 	}
 	/* The maps of the attached hooks: no pin is needed. */
-	r = dev_open_maps_from_kernel(&st, &m);
+	r = dev_open_maps_from_kernel(&st, m);
 	if (r == -EXDEV) {
-		split_err(&d, "update");
+		split_err(d, "update");
 		goto out;
 	}
-	if (r || config_read(&m, &before)) {
-		pr_err("cannot find the maps of hdrstrip's program on %s: %s (%d)", target_str(&d),
+	if (r || config_read(m, &before)) {
+		pr_err("cannot find the maps of hdrstrip's program on %s: %s (%d)", target_str(d),
 		       errstr(r ? r : -errno), r ? r : -errno);
 		goto out;
 	}
-	r = apply_list(&d, &m, &l, t, &ap);
+	settings_apply_opts(&o->set, &ap);
+	r = apply_list(d, m, &run.l, run.t, &ap);
 	if (r) {
 		pr_err("cannot update the header list of %s: %s (%d); the previous list is still "
 		       "in use",
-		       target_str(&d), errstr(r), r);
+		       target_str(d), errstr(r), r);
 		goto out;
 	}
 	/* Pins follow (a renamed interface's move to its name); without a
 	 * bpffs the update is done all the same. */
 	if (!bpffs_ensure(0))
-		pins_sync(&d, &st, &m, &before);
-	printf("updated '%s': %u names from %s (generation %u)\n", d.name, t->n_rules, o->headers,
-	       t->generation);
+		pins_sync(d, &st, m, &before);
+	printf("updated '%s': %u names from %s (generation %u)\n", d->name, run.t->n_rules,
+	       o->set.headers, run.t->generation);
 	rc = EXIT_OK;
 out:
-	dev_maps_close(&m);
-	dev_unlock(&lk);
-	dev_close(&d);
-	free(t);
-	hs_list_free(&l);
+	list_run_end(&run);
 	return rc;
 }
 

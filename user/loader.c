@@ -721,6 +721,19 @@ int pins_clear_stale(const struct dev *d, const struct dev_state *st, struct pin
 	return 1;
 }
 
+void pins_remove_renamed(const struct dev *d, const struct dev_maps *m, const struct hs_config *cfg)
+{
+	struct dev old;
+	struct pins_info there;
+
+	if (d->cgroup || !cfg->ifname[0] || !strcmp(cfg->ifname, d->name))
+		return;
+	dev_by_name(cfg->ifname, &old);
+	if (!pins_inspect(old.pin_dir, &old, NULL, &there) && there.n &&
+	    there.config_id == map_id(m->config))
+		pins_remove(&old);
+}
+
 int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_maps *m,
 	      const struct hs_config *cfg)
 {
@@ -734,17 +747,8 @@ int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_
 	if (r < 0)
 		return r;
 	r = pins_write(d, m);
-	/* The interface was renamed since its first attach: its pins under the
-	 * old name go, if they are these maps. */
-	if (!r && cfg && !d->cgroup && cfg->ifname[0] && strcmp(cfg->ifname, d->name)) {
-		struct dev old;
-		struct pins_info there;
-
-		dev_by_name(cfg->ifname, &old);
-		if (!pins_inspect(old.pin_dir, &old, NULL, &there) && there.n &&
-		    there.config_id == map_id(m->config))
-			pins_remove(&old);
-	}
+	if (!r && cfg)
+		pins_remove_renamed(d, m, cfg);
 	return r;
 }
 

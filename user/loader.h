@@ -168,6 +168,10 @@ int pins_clear_stale(const struct dev *d, const struct dev_state *st, struct pin
  */
 int pins_sync(const struct dev *d, const struct dev_state *st, const struct dev_maps *m,
 	      const struct hs_config *cfg);
+/* The interface was renamed since its first attach (@cfg has the name it
+ * had): its pins under the old name go, if they are @m's. */
+void pins_remove_renamed(const struct dev *d, const struct dev_maps *m,
+			 const struct hs_config *cfg);
 
 /* Hooks. */
 struct hook_opts {

@@ -36,49 +36,59 @@ int trie_write_slot(const struct dev_maps *m, __u32 slot, const struct hs_trie *
 	return bpf_map_update_elem(m->trie, &slot, t, BPF_ANY) ? -errno : 0;
 }
 
+/* Every CPU's value of @key in the per-CPU map @fd, each @size bytes: a
+ * calloc'ed array of *ncpu values, or NULL with *err. */
+static void *percpu_lookup(int fd, __u32 key, size_t size, int *ncpu, int *err)
+{
+	void *v;
+
+	*ncpu = libbpf_num_possible_cpus();
+	if (*ncpu < 0) {
+		*err = *ncpu;
+		return NULL;
+	}
+	v = calloc(*ncpu, size);
+	if (!v) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	if (bpf_map_lookup_elem(fd, &key, v)) {
+		*err = -errno;
+		free(v);
+		return NULL;
+	}
+	return v;
+}
+
 int counters_read(const struct dev_maps *m, struct hs_counters *sum)
 {
-	int ncpu = libbpf_num_possible_cpus();
 	struct hs_counters *v;
-	__u32 key = 0;
-	int r = 0;
+	int ncpu, r;
 
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(m->counters, &key, v)) {
-		r = -errno;
-	} else {
-		for (int c = 0; c < ncpu; c++)
-			for (size_t f = 0; f < HS_N_COUNTERS; f++)
-				((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
-	}
+	v = percpu_lookup(m->counters, 0, sizeof(*v), &ncpu, &r);
+	if (!v)
+		return r;
+	for (int c = 0; c < ncpu; c++)
+		for (size_t f = 0; f < HS_N_COUNTERS; f++)
+			((__u64 *)sum)[f] += ((__u64 *)&v[c])[f];
 	free(v);
-	return r;
+	return 0;
 }
 
 int hits_read(const struct dev_maps *m, __u32 slot, __u64 *sum)
 {
-	int ncpu = libbpf_num_possible_cpus();
 	__u64 *v;
-	int r = 0;
+	int ncpu, r;
 
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	*sum = 0;
-	if (bpf_map_lookup_elem(m->header_hits, &slot, v))
-		r = -errno;
-	else
-		for (int c = 0; c < ncpu; c++)
-			*sum += v[c];
+	v = percpu_lookup(m->header_hits, slot, sizeof(*v), &ncpu, &r);
+	if (!v)
+		return r;
+	for (int c = 0; c < ncpu; c++)
+		*sum += v[c];
 	free(v);
-	return r;
+	return 0;
 }
 
 int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n)
@@ -110,25 +120,18 @@ int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n)
 
 int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value)
 {
-	int ncpu = libbpf_num_possible_cpus();
 	struct hs_counters *v;
 	__u32 key = 0;
-	int r = 0;
+	int ncpu, r = 0;
 
-	if (ncpu < 0)
-		return ncpu;
 	if ((unsigned)field >= HS_N_COUNTERS)
 		return -EINVAL;
-	v = calloc(ncpu, sizeof(*v));
+	v = percpu_lookup(m->counters, key, sizeof(*v), &ncpu, &r);
 	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(m->counters, &key, v)) {
+		return r;
+	((__u64 *)&v[0])[field] += value;
+	if (bpf_map_update_elem(m->counters, &key, v, BPF_ANY))
 		r = -errno;
-	} else {
-		((__u64 *)&v[0])[field] += value;
-		if (bpf_map_update_elem(m->counters, &key, v, BPF_ANY))
-			r = -errno;
-	}
 	free(v);
 	return r;
 }

@@ -186,6 +186,44 @@ int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out)
 	return -1;
 }
 
+int opt_settings(const struct dev_cmd *c, int opt, struct list_settings *s)
+{
+	switch (opt) {
+	case OPT_HEADERS:
+		s->headers = optarg;
+		return -1;
+	case OPT_CGROUP:
+		s->cgroup = optarg;
+		return -1;
+	case OPT_PORTS:
+		s->ports_given = 1;
+		return opt_ports(c, optarg, s->ports);
+	case OPT_ON_ERROR:
+		return opt_on_error(c, optarg, &s->on_error);
+	case OPT_UNTRACKED:
+		return opt_untracked(c, optarg, &s->untracked);
+	case OPT_URGENT:
+		return opt_urgent(c, optarg, &s->urgent);
+	case OPT_NOFOLD:
+		s->list.fold_underscore = 0;
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+void settings_apply_opts(const struct list_settings *s, struct apply_opts *ap)
+{
+	*ap = (struct apply_opts){
+		.list_path = s->headers,
+		.ports = s->ports_given ? s->ports : NULL,
+		.on_error = s->on_error,
+		.untracked = s->untracked,
+		.urgent = s->urgent,
+		.qdisc_created = -1,
+	};
+}
+
 int opts_target(const struct dev_cmd *c, int argc, char **argv, int by_cgroup, int hook_given,
 		const char **dev)
 {

@@ -11,6 +11,10 @@
 #include <getopt.h>
 #include <linux/types.h>
 
+#include "cli.h"
+#include "hlist.h"
+#include <hdrstrip/maps.h>
+
 /* One id per option across the commands, so that a command given an
  * option it does not take can say it belongs to another. */
 enum dev_opt {
@@ -94,6 +98,36 @@ struct dev_cmd {
  * (an option @c does not take, a value missing, --help).
  */
 int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc);
+
+/*
+ * The header list and the settings every hook of a device shares: what
+ * attach and update both take. Unset (-1, not given) is kept by update and
+ * by an attach to a device with another hook, else the config's default.
+ */
+struct list_settings {
+	const char *headers;
+	const char *cgroup; /* proxy mode: --cgroup PATH in place of DEV */
+	__u64 ports[HS_PORT_WORDS];
+	int ports_given;
+	int on_error; /* enum hs_policy */
+	int untracked; /* enum hs_policy */
+	int urgent; /* enum hs_urgent */
+	struct hs_list_opts list;
+};
+
+#define LIST_SETTINGS_DEFAULTS                                                                     \
+	{                                                                                          \
+		.on_error = -1, .untracked = -1, .urgent = -1,                                     \
+		.list = { .fold_underscore = -1, .warn = list_warn },                              \
+	}
+
+/* @opt when it is one of struct list_settings': -1 when taken, or the exit
+ * code after the message; -2 when it is not one of them. */
+int opt_settings(const struct dev_cmd *c, int opt, struct list_settings *s);
+
+struct apply_opts;
+/* The apply_opts @s asks for: the list and what was given, the rest kept. */
+void settings_apply_opts(const struct list_settings *s, struct apply_opts *ap);
 
 /* Option values: each returns -1 when @arg is good (stored in *out), else
  * the exit code after the message naming @c and what is expected. */

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -115,4 +116,36 @@ int target_lock(const struct dev *d, struct dev_lock *lk)
 		return 0;
 	pr_err("cannot lock %s %s: %s (%d)", target_word(d), target_str(d), errstr(r), r);
 	return -1;
+}
+
+int list_run_begin(const char *cmd, const struct list_settings *s, const char *dev,
+		   struct list_run *run)
+{
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	run->d.cgroup_fd = -1;
+	run->lk.fd = -1;
+	dev_maps_init(&run->m);
+	if (require_root(cmd))
+		return EXIT_FAIL;
+	rc = load_list(s->headers, &s->list, &run->l);
+	if (rc)
+		return rc;
+	run->t = trie_alloc();
+	if (!run->t)
+		return EXIT_FAIL;
+	rc = target_resolve(dev, s->cgroup, &run->d);
+	if (rc >= 0)
+		return rc;
+	return target_lock(&run->d, &run->lk) ? EXIT_FAIL : -1;
+}
+
+void list_run_end(struct list_run *run)
+{
+	dev_maps_close(&run->m);
+	dev_unlock(&run->lk);
+	dev_close(&run->d);
+	free(run->t);
+	hs_list_free(&run->l);
 }

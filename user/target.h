@@ -7,6 +7,7 @@
 #define HDRSTRIP_TARGET_H
 
 #include "loader.h"
+#include "opts.h"
 
 /* DEV, or the cgroup directory @cgroup when not NULL; -1, or the exit code
  * after the message. */
@@ -26,5 +27,24 @@ const char *target_str(const struct dev *d);
 void pins_elsewhere_err(const struct dev *d, const struct pins_info *pi, const char *cmd);
 /* @d's hooks use two sets of maps: refused, with the way out. */
 void split_err(const struct dev *d, const char *cmd);
+
+/* What attach and update hold while they run. */
+struct list_run {
+	struct hs_list l; /* the list read */
+	struct hs_trie *t; /* the block it compiles into */
+	struct dev d;
+	struct dev_lock lk;
+	struct dev_maps m; /* none yet: each command finds or makes them */
+};
+
+/*
+ * The start both share: root, the list read (a bad list changes nothing: it
+ * is read before anything is touched, and compiled before any map write),
+ * the target (DEV, or @s->cgroup) resolved and locked. -1, or the exit code
+ * after the message; list_run_end() in either case.
+ */
+int list_run_begin(const char *cmd, const struct list_settings *s, const char *dev,
+		   struct list_run *run);
+void list_run_end(struct list_run *run);
 
 #endif /* HDRSTRIP_TARGET_H */
