@@ -23,13 +23,7 @@ enum hs_hook {
 };
 
 #ifndef __bpf__
-static const char *const hs_hook_names[] __attribute__((unused)) = {
-#define HS_HOOK_NAME(id, name) name,
-	HS_HOOKS(HS_HOOK_NAME)
-#undef HS_HOOK_NAME
-};
-_Static_assert(sizeof(hs_hook_names) / sizeof(hs_hook_names[0]) == HS_HOOK_MAX,
-	       "a name for every hook");
+HS_NAME_TABLE(hs_hook_names, HS_HOOKS, HS_HOOK_MAX);
 
 static inline const char *hs_hook_name(unsigned int h)
 {

@@ -59,21 +59,9 @@ _Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2
 	       "hs_policy values");
 
 #ifndef __bpf__
-static const char *const hs_urgent_names[] __attribute__((unused)) = {
-#define HS_URGENT_NAME(id, name) name,
-	HS_URGENTS(HS_URGENT_NAME)
-#undef HS_URGENT_NAME
-};
-_Static_assert(sizeof(hs_urgent_names) / sizeof(hs_urgent_names[0]) == HS_URGENT_MAX,
-	       "a name for every --urgent value");
+HS_NAME_TABLE(hs_urgent_names, HS_URGENTS, HS_URGENT_MAX);
 
-static const char *const hs_policy_names[] __attribute__((unused)) = {
-#define HS_POLICY_NAME(id, name) name,
-	HS_POLICIES(HS_POLICY_NAME)
-#undef HS_POLICY_NAME
-};
-_Static_assert(sizeof(hs_policy_names) / sizeof(hs_policy_names[0]) == HS_POLICY_MAX,
-	       "a name for every policy");
+HS_NAME_TABLE(hs_policy_names, HS_POLICIES, HS_POLICY_MAX);
 
 static inline const char *hs_urgent_name(unsigned int u)
 {

@@ -10,6 +10,16 @@
 #define HDRSTRIP_NAMES_H
 
 #ifndef __bpf__
+/*
+ * The name table of X-macro list @list, whose values run 0.. @max - 1:
+ * static const char *const @table[], a name for each value asserted.
+ */
+#define HS_NAME_ENTRY(id, name) name,
+#define HS_NAME_TABLE(table, list, max)                                                            \
+	static const char *const table[] __attribute__((unused)) = { list(HS_NAME_ENTRY) };        \
+	_Static_assert(sizeof(table) / sizeof(table[0]) == (max),                                  \
+		       "a name for every value of " #list)
+
 /* The name of value @v of a table of @n names, "?" if there is none. */
 static inline const char *hs_name_of(const char *const *names, unsigned int n, unsigned int v)
 {

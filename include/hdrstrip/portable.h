@@ -94,16 +94,31 @@ HS_INLINE __u64 hs_bytes_eq(__u64 w, __u8 c)
  * unaligned packet and map access on the architectures we run on, so the BPF
  * build dereferences directly and the host build stays UBSan-clean.
  */
+#ifdef __bpf__
+#define HS_LOAD(type, p) (*(const type *)(p))
+#else
+#define HS_LOAD(type, p)                                                                           \
+	({                                                                                         \
+		type v_;                                                                           \
+		__builtin_memcpy(&v_, (p), sizeof(v_));                                            \
+		v_;                                                                                \
+	})
+#endif
+
 HS_INLINE __u64 hs_load64(const __u8 *p)
 {
-#ifdef __bpf__
-	return *(const __u64 *)p;
-#else
-	__u64 v;
+	return HS_LOAD(__u64, p);
+}
 
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-#endif
+/* Narrower loads, same rules. */
+HS_INLINE __u32 hs_load32(const __u8 *p)
+{
+	return HS_LOAD(__u32, p);
+}
+
+HS_INLINE __u16 hs_load16(const __u8 *p)
+{
+	return HS_LOAD(__u16, p);
 }
 
 HS_INLINE void hs_store64(__u8 *p, __u64 v)

@@ -63,13 +63,7 @@ enum hs_action {
 _Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1, "hs_action values");
 
 #ifndef __bpf__
-static const char *const hs_action_names[] __attribute__((unused)) = {
-#define HS_ACTION_NAME(id, name) name,
-	HS_ACTIONS(HS_ACTION_NAME)
-#undef HS_ACTION_NAME
-};
-_Static_assert(sizeof(hs_action_names) / sizeof(hs_action_names[0]) == HS_ACT_MAX,
-	       "a name for every action");
+HS_NAME_TABLE(hs_action_names, HS_ACTIONS, HS_ACT_MAX);
 
 static inline const char *hs_action_name(unsigned int a)
 {
@@ -295,31 +289,6 @@ HS_INLINE __u64 hs_nonzero8(__u64 x)
 	const __u64 low7 = 0x7f7f7f7f7f7f7f7fULL;
 
 	return (((x & low7) + low7) | x) & HS_HIGHS;
-}
-
-/* Unaligned little-endian loads narrower than hs_load64, same rules. */
-HS_INLINE __u32 hs_load32(const __u8 *p)
-{
-#ifdef __bpf__
-	return *(const __u32 *)p;
-#else
-	__u32 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-#endif
-}
-
-HS_INLINE __u16 hs_load16(const __u8 *p)
-{
-#ifdef __bpf__
-	return *(const __u16 *)p;
-#else
-	__u16 v;
-
-	__builtin_memcpy(&v, p, sizeof(v));
-	return v;
-#endif
 }
 
 /*
