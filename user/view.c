@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The devices 'status' and 'stats' show (see view.h). Both ask the kernel
+ * what is attached (netlink) and read the maps of those programs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "view.h"
+
+int view_operand(const char *usage, int argc, char **argv, struct view_target *t)
+{
+	if (argc - optind > 1) {
+		pr_err("give at most one device");
+		return usage_out(usage, 0);
+	}
+	t->dev = optind < argc ? argv[optind] : NULL;
+	if (t->cgroup && t->dev) {
+		pr_err("--cgroup PATH takes the place of DEV");
+		return usage_out(usage, 0);
+	}
+	return -1;
+}
+
+void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The name of the network namespace we are in, if /run/netns has one. */
+void netns_name(__u64 ino, char *buf, size_t size)
+{
+	DIR *dir = opendir("/run/netns");
+	struct dirent *e;
+
+	buf[0] = 0;
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		char path[300];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		if (!stat(path, &st) && st.st_ino == ino) {
+			snprintf(buf, size, "%s", e->d_name);
+			break;
+		}
+	}
+	closedir(dir);
+}
+
+/* The maps of @f's hooks and their config; 0 or -errno. Hooks that use two
+ * sets of maps are shown (the first hook's), and said to be split. */
+static int found_maps(struct found *f)
+{
+	int r = dev_open_maps_from_kernel(&f->st, &f->m);
+
+	f->split = r == -EXDEV;
+	if (r && !f->split)
+		return r;
+	return config_read(&f->m, &f->cfg);
+}
+
+static int found_add(struct found **out, int *n, int *cap, const struct found *f)
+{
+	if (!*out || *n >= *cap) {
+		struct found *nf = realloc(*out, (*cap = *cap ? *cap * 2 : 4) * sizeof(**out));
+
+		if (!nf)
+			return -ENOMEM;
+		*out = nf;
+	}
+	(*out)[(*n)++] = *f;
+	return 0;
+}
+
+/* Proxy-mode attachments, found from their pins (a cgroup belongs to no
+ * network namespace, and has no list of its own to walk). */
+static void find_cgroups(struct found **out, int *n, int *cap)
+{
+	DIR *dir = opendir(HS_PIN_ROOT);
+	struct dirent *e;
+
+	while (dir && (e = readdir(dir))) {
+		unsigned long long id;
+		struct found f = { 0 };
+		char end;
+
+		if (sscanf(e->d_name, "cgroup-%llu%c", &id, &end) != 1 ||
+		    cgroup_resolve_id(id, &f.d))
+			continue;
+		if (dev_query(&f.d, &f.st) || !dev_attached_hooks(&f.st) || found_maps(&f) ||
+		    found_add(out, n, cap, &f)) {
+			dev_maps_close(&f.m);
+			dev_close(&f.d);
+		}
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/* Devices with hdrstrip attached: DEV alone, or every interface here (and,
+ * @with_cgroups, every cgroup with pins). */
+static int find_devices(const char *name, int cgroup, int with_cgroups, struct found **out, int *n)
+{
+	struct if_nameindex *ifs, *i;
+	int cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (name) {
+		struct found *f = calloc(1, sizeof(*f));
+		int r;
+
+		if (!f)
+			return -ENOMEM;
+		r = cgroup ? cgroup_resolve(name, &f->d) : dev_resolve(name, &f->d);
+		if (r) {
+			free(f);
+			return r;
+		}
+		r = dev_query(&f->d, &f->st);
+		if (r || !dev_attached_hooks(&f->st) || found_maps(f)) {
+			dev_maps_close(&f->m);
+			dev_close(&f->d);
+			free(f);
+			return r ? r : -ENOENT;
+		}
+		*out = f;
+		*n = 1;
+		return 0;
+	}
+	ifs = if_nameindex();
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index; i++) {
+		struct found f = { 0 };
+
+		if (dev_resolve(i->if_name, &f.d) || dev_query(&f.d, &f.st) ||
+		    !dev_attached_hooks(&f.st))
+			continue;
+		if (found_maps(&f) || found_add(out, n, &cap, &f))
+			dev_maps_close(&f.m);
+	}
+	if_freenameindex(ifs);
+	if (with_cgroups)
+		find_cgroups(out, n, &cap);
+	return 0;
+}
+
+void free_found(struct found *f, int n)
+{
+	for (int i = 0; i < n; i++) {
+		dev_maps_close(&f[i].m);
+		dev_close(&f[i].d);
+	}
+	free(f);
+}
+
+int find_or_fail(const char *cmd, const struct view_target *t, int with_cgroups, struct found **f,
+		 int *n)
+{
+	const char *dev = t->dev, *cgroup = t->cgroup;
+	int r;
+
+	if (require_root(cmd))
+		return EXIT_FAIL;
+	r = find_devices(cgroup ? cgroup : dev, cgroup != NULL, with_cgroups, f, n);
+	if (cgroup && (r == -EMEDIUMTYPE || r == -ENOTDIR || (r == -ENOENT && !*n))) {
+		if (r == -ENOENT && !access(cgroup, F_OK)) {
+			pr_err("hdrstrip is not attached to cgroup '%s'", cgroup);
+			return EXIT_FAIL;
+		}
+		if (r == -ENOENT)
+			pr_err("no cgroup '%s'; if it was deleted while hdrstrip was attached, "
+			       "'hdrstrip status' lists its pins as cgroup-ID, and 'hdrstrip detach "
+			       "--cgroup-id ID' removes them",
+			       cgroup);
+		else
+			pr_err("'%s' is not a cgroup v2 directory", cgroup);
+		return EXIT_USAGE;
+	}
+	if (r == -ENODEV || r == -EINVAL) {
+		pr_err("no interface '%s' in this network namespace; see 'ip link show'", dev);
+		return EXIT_USAGE;
+	}
+	if (r == -ENOENT) {
+		pr_err("hdrstrip is not attached to '%s'", dev);
+		return EXIT_FAIL;
+	}
+	if (r) {
+		pr_err("cannot query interfaces: %s (%d)", errstr(r), r);
+		return EXIT_FAIL;
+	}
+	return -1;
+}
+
+void format_time(__u64 ns, char *buf, size_t size)
+{
+	time_t t = ns / 1000000000ULL;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+const char *mode_name(enum xdp_attach_mode mode)
+{
+	switch (mode) {
+	case XDP_MODE_SKB:
+		return "skb";
+	case XDP_MODE_HW:
+		return "hw";
+	case XDP_MODE_NATIVE:
+	case XDP_MODE_UNSPEC:
+		break;
+	}
+	return "native";
+}

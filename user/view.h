@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * What 'status' and 'stats' share: the devices hdrstrip is attached to,
+ * found from the kernel (netlink, and the pins of cgroups) with the maps of
+ * their programs, so that both work from any process and mount namespace,
+ * with or without pins; and the bits of output both print.
+ */
+#ifndef HDRSTRIP_VIEW_H
+#define HDRSTRIP_VIEW_H
+
+#include <stddef.h>
+#include <xdp/libxdp.h>
+
+#include "loader.h"
+#include "opts.h"
+
+/* The options of status and stats (with opts.h's --cgroup and --help):
+ * stats takes them all; status refuses stats' own by name. */
+enum view_opt {
+	OPT_JSON = 'j', /* -j too */
+	OPT_PER_HEADER = 512,
+	OPT_PROMETHEUS,
+	OPT_WATCH,
+	OPT_COUNT,
+};
+
+#define OPTION_JSON                                                                                \
+	{                                                                                          \
+		"json", no_argument, NULL, OPT_JSON                                                \
+	}
+#define OPTION_PER_HEADER                                                                          \
+	{                                                                                          \
+		"per-header", no_argument, NULL, OPT_PER_HEADER                                    \
+	}
+#define OPTION_PROMETHEUS                                                                          \
+	{                                                                                          \
+		"prometheus", no_argument, NULL, OPT_PROMETHEUS                                    \
+	}
+#define OPTION_WATCH                                                                               \
+	{                                                                                          \
+		"watch", required_argument, NULL, OPT_WATCH                                        \
+	}
+#define OPTION_COUNT                                                                               \
+	{                                                                                          \
+		"count", required_argument, NULL, OPT_COUNT                                        \
+	}
+
+/* What status and stats show: DEV, the cgroup of --cgroup PATH (proxy
+ * mode), or (both NULL) every device. */
+struct view_target {
+	const char *dev;
+	const char *cgroup;
+};
+
+static inline int view_all(const struct view_target *t)
+{
+	return !t->dev && !t->cgroup;
+}
+
+/* DEV, the operand if any, which --cgroup PATH (t->cgroup) takes the place
+ * of: -1 with t->dev set, else the exit code after the message and @usage. */
+int view_operand(const char *usage, int argc, char **argv, struct view_target *t);
+
+/* One device with hdrstrip attached: its hooks, maps and config. */
+struct found {
+	struct dev d;
+	struct dev_state st;
+	struct dev_maps m;
+	struct hs_config cfg;
+	int split; /* the hooks use different maps */
+};
+
+/*
+ * The devices @cmd shows: @t's interface or cgroup, or every interface of
+ * this network namespace and, with @with_cgroups, every cgroup with pins.
+ * -1 with *f (free_found()) and *n set, else the exit code after the
+ * message.
+ */
+int find_or_fail(const char *cmd, const struct view_target *t, int with_cgroups, struct found **f,
+		 int *n);
+void free_found(struct found *f, int n);
+
+/* @s as a JSON string, quotes included. */
+void json_str(const char *s);
+/* The name of the network namespace @ino in /run/netns, or "". */
+void netns_name(__u64 ino, char *buf, size_t size);
+/* @ns (since the epoch) as an ISO 8601 UTC time. */
+void format_time(__u64 ns, char *buf, size_t size);
+/* "native", "skb" or "hw". */
+const char *mode_name(enum xdp_attach_mode mode);
+
+#endif /* HDRSTRIP_VIEW_H */
