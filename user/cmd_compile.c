@@ -7,13 +7,7 @@
 
 #include "cli.h"
 #include "compile.h"
-
-struct compile_opts {
-	const char *headers;
-	const char *out;
-	int dump;
-	struct hs_list_opts list;
-};
+#include "opts.h"
 
 static const char compile_usage[] =
 	"Usage: hdrstrip compile --headers FILE [-o OUT] [--dump] [--no-fold-underscore]\n"
@@ -92,123 +86,182 @@ static int write_trie(const char *path, const struct hs_trie *t)
 	return EXIT_OK;
 }
 
-static void warn_cb(const char *msg)
+/* A list's warnings (names that are not RFC 9110 tokens): the list is
+ * taken, the user told. */
+static void list_warn(const char *msg)
 {
 	pr_warn("%s", msg);
 }
 
-int cmd_compile(int argc, char **argv)
+/* The header list compile and check read: --headers FILE, and how. */
+struct list_arg {
+	const char *path;
+	struct hs_list_opts opts;
+};
+
+/* 1 when @opt is an option of the list (--headers, --no-fold-underscore),
+ * its value then in @a; else 0. */
+static int list_opt(int opt, struct list_arg *a)
 {
-	static const struct option lopts[] = {
-		{ "headers", required_argument, NULL, 'H' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "dump", no_argument, NULL, 'd' },
-		{ "no-fold-underscore", no_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct compile_opts o = { 0 };
+	switch (opt) {
+	case OPT_HEADERS:
+		a->path = optarg;
+		return 1;
+	case OPT_NOFOLD:
+		a->opts.fold_underscore = 0;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* What 'compile' was asked for: its defaults, then the command line. */
+struct compile_opts {
+	struct list_arg list;
+	const char *out; /* -o: where the trie block goes, NULL: nowhere */
+	int dump;
+};
+
+static const struct compile_opts defaults_compile = {
+	.list = { .opts = { .fold_underscore = -1, .warn = list_warn } },
+};
+
+static const struct option compile_options[] = {
+	OPTION_HEADERS,
+	{ "output", required_argument, NULL, 'o' },
+	{ "dump", no_argument, NULL, 'd' },
+	OPTION_NOFOLD,
+	OPTION_HELP,
+	{ 0 },
+};
+
+/* -1 with @o filled in, else the exit code. */
+static int parse_compile(int argc, char **argv, struct compile_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "o:h", compile_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'd':
+			o->dump = 1;
+			break;
+		default:
+			/* the list's; else --help, or an option compile does not take */
+			if (!list_opt(c, &o->list))
+				return usage_out(compile_usage, c == 'h');
+		}
+	}
+	if (!o->list.path || optind != argc) {
+		pr_err("compile: %s",
+		       !o->list.path ? "--headers FILE is required" : "unexpected argument");
+		return usage_out(compile_usage, 0);
+	}
+	return -1;
+}
+
+static int do_compile(const struct compile_opts *o)
+{
 	struct hs_trie_stats st;
 	struct hs_list l;
 	struct hs_trie *t;
-	int c, r;
+	int r = load_trie(o->list.path, &o->list.opts, &l, &t, &st);
 
-	hs_list_opts_default(&o.list);
-	o.list.warn = warn_cb;
-	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			o.headers = optarg;
-			break;
-		case 'o':
-			o.out = optarg;
-			break;
-		case 'd':
-			o.dump = 1;
-			break;
-		case 'U':
-			o.list.fold_underscore = 0;
-			break;
-		case 'h':
-			return usage_out(compile_usage, 1);
-		default:
-			return usage_out(compile_usage, 0);
-		}
-	}
-	if (!o.headers || optind != argc) {
-		pr_err("compile: %s",
-		       !o.headers ? "--headers FILE is required" : "unexpected argument");
-		return usage_out(compile_usage, 0);
-	}
-	r = load_trie(o.headers, &o.list, &l, &t, &st);
 	if (r)
 		return r;
 	printf("%s: %u names, %u nodes, %u label bytes, %u distinct bytes, max depth %u, %u bytes"
 	       " ('_' %s '-')\n",
-	       o.headers, st.names, st.nodes, st.label_bytes, st.distinct_bytes, st.max_depth,
+	       o->list.path, st.names, st.nodes, st.label_bytes, st.distinct_bytes, st.max_depth,
 	       st.bytes, l.fold_underscore ? "matches" : "does not match");
-	if (o.dump)
+	if (o->dump)
 		dump_trie(t, &l);
-	if (o.out)
-		r = write_trie(o.out, t);
+	if (o->out)
+		r = write_trie(o->out, t);
 	free(t);
 	hs_list_free(&l);
 	return r;
 }
 
-int cmd_check(int argc, char **argv)
+int cmd_compile(int argc, char **argv)
 {
-	static const struct option lopts[] = {
-		{ "headers", required_argument, NULL, 'H' },
-		{ "no-fold-underscore", no_argument, NULL, 'U' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct hs_list_opts lo;
-	const char *headers = NULL;
-	struct hs_list l;
-	struct hs_trie *t;
-	int c, r;
+	struct compile_opts o = defaults_compile;
+	int rc = parse_compile(argc, argv, &o);
 
-	hs_list_opts_default(&lo);
-	lo.warn = warn_cb;
-	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			headers = optarg;
-			break;
-		case 'U':
-			lo.fold_underscore = 0;
-			break;
-		case 'h':
-			return usage_out(check_usage, 1);
-		default:
-			return usage_out(check_usage, 0);
-		}
+	return rc >= 0 ? rc : do_compile(&o);
+}
+
+/* What 'check' was asked for: its defaults, then the command line. */
+struct check_opts {
+	struct list_arg list;
+	char *const *names; /* the NAMEs to look up */
+	int n_names;
+};
+
+static const struct check_opts defaults_check = {
+	.list = { .opts = { .fold_underscore = -1, .warn = list_warn } },
+};
+
+static const struct option check_options[] = {
+	OPTION_HEADERS,
+	OPTION_NOFOLD,
+	OPTION_HELP,
+	{ 0 },
+};
+
+/* -1 with @o filled in, else the exit code. */
+static int parse_check(int argc, char **argv, struct check_opts *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", check_options, NULL)) != -1) {
+		/* the list's; else --help, or an option check does not take */
+		if (!list_opt(c, &o->list))
+			return usage_out(check_usage, c == 'h');
 	}
-	if (!headers || optind >= argc) {
+	if (!o->list.path || optind >= argc) {
 		pr_err("check: %s",
-		       !headers ? "--headers FILE is required" : "give at least one NAME");
+		       !o->list.path ? "--headers FILE is required" : "give at least one NAME");
 		return usage_out(check_usage, 0);
 	}
-	r = load_trie(headers, &lo, &l, &t, NULL);
+	o->names = argv + optind;
+	o->n_names = argc - optind;
+	return -1;
+}
+
+static int do_check(const struct check_opts *o)
+{
+	struct hs_list l;
+	struct hs_trie *t;
+	int r = load_trie(o->list.path, &o->list.opts, &l, &t, NULL);
+
 	if (r)
 		return r;
-	for (int i = optind; i < argc; i++) {
-		__u32 rule = hs_trie_lookup(t, (const __u8 *)argv[i], strlen(argv[i]));
+	for (int i = 0; i < o->n_names; i++) {
+		const char *name = o->names[i];
+		__u32 rule = hs_trie_lookup(t, (const __u8 *)name, strlen(name));
 
 		if (!rule) {
-			printf("%s: no match\n", argv[i]);
+			printf("%s: no match\n", name);
 			continue;
 		}
 		const struct hs_name *nm = &l.names[rule - 1];
 
-		printf("%s: match (id %u, %s", argv[i], rule, hs_action_name(nm->action));
-		if (nm->prefix || strcasecmp(nm->orig, argv[i]))
+		printf("%s: match (id %u, %s", name, rule, hs_action_name(nm->action));
+		if (nm->prefix || strcasecmp(nm->orig, name))
 			printf(", rule \"%s\"", nm->orig);
 		printf(")\n");
 	}
 	free(t);
 	hs_list_free(&l);
 	return EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_opts o = defaults_check;
+	int rc = parse_check(argc, argv, &o);
+
+	return rc >= 0 ? rc : do_check(&o);
 }
