@@ -86,13 +86,6 @@ static int write_trie(const char *path, const struct hs_trie *t)
 	return EXIT_OK;
 }
 
-/* A list's warnings (names that are not RFC 9110 tokens): the list is
- * taken, the user told. */
-static void list_warn(const char *msg)
-{
-	pr_warn("%s", msg);
-}
-
 /* The header list compile and check read: --headers FILE, and how. */
 struct list_arg {
 	const char *path;
