@@ -65,8 +65,12 @@ struct msg_ctx {
 	struct sk_msg_md *msg;
 };
 
+/*
+ * Enough bpf_loop() calls for a whole window even when every byte takes
+ * HS_STEPS_PER_BYTE steps (scan.h), as at XDP/TC: a run-time bound.
+ */
 #define HS_STEPS_PER_CALL 4
-#define HS_MAX_CALLS ((HS_MAX_BUF + 16) / HS_STEPS_PER_CALL + 1)
+#define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
 
 static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 {
