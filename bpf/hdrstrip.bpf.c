@@ -15,6 +15,7 @@
 #include "maps.bpf.h"
 #include "normalize.h"
 #include "parse.h"
+#include "scan_loop.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -43,7 +44,7 @@ struct scratch {
 	struct hs_segwork w; /* the segment's way through its flow (flow.h) */
 	struct hs_stream got; /* the state a piece's scan reached */
 	__u64 csum_acc; /* every rewrite of this packet, for the TCP checksum */
-	__u32 done; /* the scan reached a verdict or the end of its piece */
+	__u32 done; /* SCAN_DONE (scan_loop.h): a verdict or the end of its piece */
 	__u32 csum_class; /* enum norm_csum of the packet's TCP checksum */
 	/* The piece scan_piece_*() scans: packet offsets, the TCP header's
 	 * offset (checksum parity) and HS_OPT_*. */
@@ -69,50 +70,13 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* bpf_loop()'s argument: on the stack, as the helper requires; pointers may
- * not be stored in map values. */
-struct scan_ctx {
-	struct scratch *sc;
-	const struct hs_trie *t;
-	void *ctx;
-};
-
-/*
- * The scan runs under bpf_loop(): the verifier checks the callback once, not
- * once per byte. Each call makes up to HS_STEPS_PER_CALL steps, which keeps
- * the per-call overhead small next to the work; enough calls are allowed for
- * a 64 KiB payload even when every byte takes a step of its own,
- * HS_STEPS_PER_BYTE times (scan.h). The call count is a run-time bound: it
- * costs the verifier nothing.
- */
-#define HS_STEPS_PER_CALL 4
-#define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
-
-static __always_inline long scan_some(struct scan_ctx *c, const int xdp)
+/* One bpf_loop() call's steps (scan_loop.h), over the hook's packet. */
+static __always_inline long scan_some(struct scan_arg *c, const int xdp)
 {
-	void *data = ctx_data(c->ctx, xdp), *data_end = ctx_data_end(c->ctx, xdp);
 	struct scratch *sc = c->sc;
-	int i, r;
 
-	for (i = 0; i < HS_STEPS_PER_CALL; i++) {
-		/* Every step reads the state from the map again: clang would
-		 * otherwise carry known values from one step to the next in
-		 * registers, and the verifier would walk each combination. */
-		asm volatile("" ::: "memory");
-		/* Keep the counter a plain register the verifier can count. */
-		asm volatile("" : "+r"(i));
-		r = hs_scan_step(&sc->s, c->t, data, data_end);
-		if (r == HS_STEP_MORE)
-			continue;
-		if (r == HS_STEP_MATCH) {
-			count_hit(c->t, sc->s.rule);
-			if (sc->s.st.phase != HS_PH_DROPPED)
-				continue;
-		}
-		sc->done = 1;
-		return 1;
-	}
-	return 0;
+	return scan_steps(c, &sc->s, &sc->done, NULL, ctx_data(c->ctx, xdp),
+			  ctx_data_end(c->ctx, xdp));
 }
 
 static long scan_cb_xdp(__u32 i __attribute__((unused)), void *arg)
@@ -133,7 +97,7 @@ static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
 static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struct hs_trie *t,
 				      const int xdp)
 {
-	struct scan_ctx c = { .sc = sc, .t = t, .ctx = ctx };
+	struct scan_arg c = { .sc = sc, .t = t, .ctx = ctx };
 
 	if (!sc || !t)
 		return 0;

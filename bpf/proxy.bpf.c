@@ -19,11 +19,9 @@
 #include <hdrstrip/scan.h>
 
 #include "maps.bpf.h"
+#include "scan_loop.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* Removal ranges a send may collect before it is cut in two. */
-#define HS_MAX_RM 32
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SOCKHASH);
@@ -46,10 +44,8 @@ struct {
 
 struct pscratch {
 	struct hs_scan s;
-	__u32 rm_off[HS_MAX_RM];
-	__u32 rm_len[HS_MAX_RM];
-	__u32 n_rm;
-	__u32 done; /* 1: the scan ended; 2: stopped with the range list full */
+	struct scan_rm rm; /* the lines to take out */
+	__u32 done; /* SCAN_DONE, SCAN_RM_FULL (scan_loop.h) */
 };
 
 struct {
@@ -59,69 +55,16 @@ struct {
 	__type(value, struct pscratch);
 } pscratch SEC(".maps");
 
-struct msg_ctx {
-	struct pscratch *sc;
-	const struct hs_trie *t;
-	struct sk_msg_md *msg;
-};
-
-/*
- * Enough bpf_loop() calls for a whole window even when every byte takes
- * HS_STEPS_PER_BYTE steps (scan.h), as at XDP/TC: a run-time bound.
- */
-#define HS_STEPS_PER_CALL 4
-#define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
-
+/* One bpf_loop() call's steps (scan_loop.h), over the message's first
+ * window. */
 static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 {
-	struct msg_ctx *c = arg;
+	struct scan_arg *c = arg;
+	struct sk_msg_md *msg = c->ctx;
 	struct pscratch *sc = c->sc;
-	void *data = (void *)(long)c->msg->data, *data_end = (void *)(long)c->msg->data_end;
-	__u32 n, last;
-	int k, r;
 
-	for (k = 0; k < HS_STEPS_PER_CALL; k++) {
-		asm volatile("" ::: "memory");
-		asm volatile("" : "+r"(k));
-		r = hs_scan_step(&sc->s, c->t, data, data_end);
-		if (r == HS_STEP_MORE)
-			continue;
-		if (r == HS_STEP_MATCH) {
-			count_hit(c->t, sc->s.rule);
-			if (sc->s.st.phase != HS_PH_DROPPED)
-				continue;
-		} else if (r == HS_STEP_REMOVE) {
-			n = sc->n_rm;
-			last = (n - 1) & (HS_MAX_RM - 1);
-			if (n && sc->rm_off[last] + sc->rm_len[last] == sc->s.rm_start) {
-				/*
-				 * Right after the last range (the LF after a
-				 * removed line's CR, the next internal line):
-				 * one range. So a full list always has kept
-				 * bytes between its ranges, and a run that
-				 * stops early has something to pass.
-				 */
-				sc->rm_len[last] += sc->s.rm_end - sc->s.rm_start;
-				continue;
-			}
-			if (n >= HS_MAX_RM) {
-				sc->done = 2; /* cannot happen: checked below */
-				return 1;
-			}
-			sc->rm_off[n & (HS_MAX_RM - 1)] = sc->s.rm_start;
-			sc->rm_len[n & (HS_MAX_RM - 1)] = sc->s.rm_end - sc->s.rm_start;
-			sc->n_rm = n + 1;
-			if (n + 1 == HS_MAX_RM) {
-				/* Full: stop here, at a consistent point. */
-				sc->done = 2;
-				return 1;
-			}
-			continue;
-		}
-		sc->done = 1;
-		return 1;
-	}
-	return 0;
+	return scan_steps(c, &sc->s, &sc->done, &sc->rm, (void *)(long)msg->data,
+			  (void *)(long)msg->data_end);
 }
 
 /* The one field of the kernel's struct tcp_sock read here (CO-RE: libbpf
@@ -210,7 +153,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	const struct hs_trie *t;
 	struct pscratch *sc;
 	struct sk_state *ss;
-	struct msg_ctx c;
+	struct scan_arg c;
 	__u32 key = 0, slot, size = msg->size, n, removed = 0, keep;
 	int i;
 
@@ -238,11 +181,11 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
 	sc->s.opts = HS_OPT_REMOVE | (cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0);
-	sc->n_rm = 0;
+	sc->rm.n = 0;
 	sc->done = 0;
 	c.sc = sc;
 	c.t = t;
-	c.msg = msg;
+	c.ctx = msg;
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
 	cnt->http_requests += sc->s.requests;
@@ -268,15 +211,15 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 
 	/* Take the lines out, last first: earlier offsets stay valid. */
 	for (i = HS_MAX_RM - 1; i >= 0; i--) {
-		if ((__u32)i >= sc->n_rm)
+		if ((__u32)i >= sc->rm.n)
 			continue;
-		if (bpf_msg_pop_data(msg, sc->rm_off[i], sc->rm_len[i], 0)) {
+		if (bpf_msg_pop_data(msg, sc->rm.off[i], sc->rm.len[i], 0)) {
 			/* Never send what should have gone. */
 			cnt->scan_incomplete++;
 			cnt->packets_dropped++;
 			return SK_DROP;
 		}
-		removed += sc->rm_len[i];
+		removed += sc->rm.len[i];
 	}
 	cnt->headers_removed += sc->s.masked;
 	cnt->bytes_removed += removed;
@@ -313,7 +256,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		return SK_PASS;
 	}
 	keep = sc->s.pos - removed;
-	if ((sc->done == 2 || n < size) && !keep) {
+	if ((sc->done == SCAN_RM_FULL || n < size) && !keep) {
 		/*
 		 * The run stopped before the end of the message and took out
 		 * everything it scanned (a whole window of internal lines):
@@ -324,7 +267,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	hs_scan_finish(&sc->s, &ss->st);
 	/* The rest of a message the run did not reach comes back in a new run. */
-	bpf_msg_apply_bytes(msg, sc->done == 2 || n < size ? keep : 0);
+	bpf_msg_apply_bytes(msg, sc->done == SCAN_RM_FULL || n < size ? keep : 0);
 	bpf_msg_cork_bytes(msg, 0);
 	return SK_PASS;
 }

@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The scan driver of both BPF programs: how the shared scanner
+ * (include/hdrstrip/scan.h) runs under bpf_loop(), and what a scan adds to
+ * the counters. The datapath (hdrstrip.bpf.c) masks; proxy mode
+ * (proxy.bpf.c) removes lines, and collects their ranges here.
+ */
+#ifndef HDRSTRIP_BPF_SCAN_LOOP_H
+#define HDRSTRIP_BPF_SCAN_LOOP_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include <hdrstrip/maps.h>
+#include <hdrstrip/scan.h>
+
+#include "maps.bpf.h"
+
+/*
+ * The scan runs under bpf_loop(): the verifier checks the callback once, not
+ * once per byte. Each call makes up to HS_STEPS_PER_CALL steps, which keeps
+ * the per-call overhead small next to the work; enough calls are allowed for
+ * a 64 KiB buffer even when every byte takes a step of its own,
+ * HS_STEPS_PER_BYTE times (scan.h). The call count is a run-time bound: it
+ * costs the verifier nothing.
+ */
+#define HS_STEPS_PER_CALL 4
+#define HS_MAX_CALLS (HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16) / HS_STEPS_PER_CALL)
+
+/* Why a scan stopped (the caller's done field; 0 while it runs). */
+#define SCAN_DONE 1 /* a verdict, or the end of the buffer */
+#define SCAN_RM_FULL 2 /* the removal list is full: stopped at a consistent point */
+
+/* Removal ranges (HS_OPT_REMOVE) a buffer may collect before it is cut in
+ * two. */
+#define HS_MAX_RM 32
+_Static_assert((HS_MAX_RM & (HS_MAX_RM - 1)) == 0, "HS_MAX_RM is masked as a power of two");
+
+struct scan_rm {
+	__u32 off[HS_MAX_RM];
+	__u32 len[HS_MAX_RM];
+	__u32 n;
+};
+
+/* The range HS_STEP_REMOVE reported, into @rm: 0 to go on, 1 when the list
+ * is full. */
+static __always_inline int scan_rm_add(struct scan_rm *rm, const struct hs_scan *s)
+{
+	__u32 n = rm->n, last = (n - 1) & (HS_MAX_RM - 1);
+
+	if (n && rm->off[last] + rm->len[last] == s->rm_start) {
+		/*
+		 * Right after the last range (the LF after a removed line's
+		 * CR, the next internal line): one range. So a full list
+		 * always has kept bytes between its ranges, and a run that
+		 * stops early has something to pass.
+		 */
+		rm->len[last] += s->rm_end - s->rm_start;
+		return 0;
+	}
+	if (n >= HS_MAX_RM)
+		return 1; /* cannot happen: a full list stops the scan */
+	rm->off[n & (HS_MAX_RM - 1)] = s->rm_start;
+	rm->len[n & (HS_MAX_RM - 1)] = s->rm_end - s->rm_start;
+	rm->n = n + 1;
+	return n + 1 == HS_MAX_RM;
+}
+
+/*
+ * bpf_loop()'s argument, the same in both programs: on the stack, as the
+ * helper requires; pointers may not be stored in map values.
+ */
+struct scan_arg {
+	void *sc; /* the program's per-CPU scratch */
+	const struct hs_trie *t;
+	void *ctx; /* the program's context: where the buffer is */
+};
+
+/*
+ * One bpf_loop() call's work: up to HS_STEPS_PER_CALL steps of @s over the
+ * buffer [@data, @data_end), with the trie @c->t. Returns 0 to be called
+ * again, or 1 when the scan stopped, with *@done saying why. @rm takes
+ * HS_OPT_REMOVE's ranges; NULL (a constant) for a scan that masks, which
+ * never reports any.
+ */
+static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan *s, __u32 *done,
+				       struct scan_rm *rm, void *data, void *data_end)
+{
+	int i, r;
+
+	for (i = 0; i < HS_STEPS_PER_CALL; i++) {
+		/* Every step reads the state from the map again: clang would
+		 * otherwise carry known values from one step to the next in
+		 * registers, and the verifier would walk each combination.
+		 * (The trie's pointer too is read from @c at every step: kept
+		 * in a register, it costs the verifier 2-5 % more.) */
+		asm volatile("" ::: "memory");
+		/* Keep the counter a plain register the verifier can count. */
+		asm volatile("" : "+r"(i));
+		r = hs_scan_step(s, c->t, data, data_end);
+		if (r == HS_STEP_MORE)
+			continue;
+		if (r == HS_STEP_MATCH) {
+			count_hit(c->t, s->rule);
+			if (s->st.phase != HS_PH_DROPPED)
+				continue;
+		} else if (r == HS_STEP_REMOVE && rm) {
+			if (!scan_rm_add(rm, s))
+				continue;
+			*done = SCAN_RM_FULL;
+			return 1;
+		}
+		*done = SCAN_DONE;
+		return 1;
+	}
+	return 0;
+}
+
+#endif /* HDRSTRIP_BPF_SCAN_LOOP_H */
