@@ -120,18 +120,6 @@ __attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratc
 	return scan_piece(ctx, sc, t, CTX_SKB);
 }
 
-static __always_inline void add_scan_counts(struct hs_counters *cnt, const struct hs_scan *s)
-{
-	cnt->http_requests += s->requests;
-	cnt->headers_seen += s->seen;
-	cnt->headers_matched += s->matched;
-	cnt->headers_masked += s->masked;
-	cnt->split_names += s->premasked;
-	cnt->framing_invalid += s->framing_invalid;
-	cnt->desync += s->desync;
-	cnt->framing_conflict += s->conflicts;
-}
-
 /* What the segment's way through its flow found. */
 static __always_inline void add_seg_counts(struct hs_counters *cnt, const struct hs_segwork *w)
 {
@@ -188,10 +176,11 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 			scan_piece_xdp(ctx, sc, t);
 		else
 			scan_piece_tc(ctx, sc, t);
-		add_scan_counts(cnt, &sc->s);
+		count_scan(cnt, &sc->s, 0);
+		cnt->headers_masked += sc->s.masked;
+		cnt->split_names += sc->s.premasked;
 		sc->csum_acc += sc->s.csum_acc;
 		phase = sc->s.st.phase;
-		cnt->non_http += phase == HS_PH_NOT_HTTP;
 		if (phase == HS_PH_DROPPED)
 			return HS_SEG_DROP;
 		if (phase == HS_PH_HALT)
@@ -508,14 +497,12 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	const struct hs_trie *t;
 	struct scratch *sc;
 	struct pkt *pk;
-	__u32 key = 0, slot, len, sk = xdp ? 0 : 1, big = 0;
+	__u32 len, sk = xdp ? 0 : 1, big = 0;
 	enum hs_verdict v;
 	int r;
 
-	cnt = bpf_map_lookup_elem(&counters, &key);
-	cfg = bpf_map_lookup_elem(&config, &key);
 	sc = bpf_map_lookup_elem(&scratch, &sk);
-	if (!cnt || !cfg || !sc)
+	if (maps_lookup(&cfg, &cnt) || !sc)
 		return HS_VERDICT_PASS;
 	cnt->packets++;
 	pk = &sc->pk;
@@ -573,8 +560,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		return HS_VERDICT_DROP;
 
 	/* One slot per packet: an update never shows a packet two lists. */
-	slot = cfg->active_slot & (HS_TRIE_SLOTS - 1);
-	t = bpf_map_lookup_elem(&trie, &slot);
+	t = active_trie(cfg);
 	if (!t)
 		return HS_VERDICT_PASS;
 

@@ -39,6 +39,28 @@ struct {
 	__type(value, __u64);
 } header_hits SEC(".maps");
 
+/*
+ * The config and the counters every program starts from: 0, or -1 when
+ * either is missing (never, once loaded; the verifier wants the check).
+ */
+static __always_inline int maps_lookup(struct hs_config **cfg, struct hs_counters **cnt)
+{
+	__u32 key = 0;
+
+	*cfg = bpf_map_lookup_elem(&config, &key);
+	*cnt = bpf_map_lookup_elem(&counters, &key);
+	return *cfg && *cnt ? 0 : -1;
+}
+
+/* The trie slot the config makes active (the loader writes the other one
+ * and flips), or NULL. */
+static __always_inline const struct hs_trie *active_trie(const struct hs_config *cfg)
+{
+	__u32 slot = cfg->active_slot & (HS_TRIE_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&trie, &slot);
+}
+
 static __always_inline void count_hit(const struct hs_trie *t, __u32 rule)
 {
 	__u32 slot = t->rules[(rule - 1) & (HS_MAX_NAMES - 1)].hit_slot;

@@ -116,9 +116,7 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 		}
 		return 1;
 	}
-	cfg = bpf_map_lookup_elem(&config, &key);
-	cnt = bpf_map_lookup_elem(&counters, &key);
-	if (!cfg || !cnt || !port_inspected(cfg, bpf_ntohl(skops->remote_port)))
+	if (maps_lookup(&cfg, &cnt) || !port_inspected(cfg, bpf_ntohl(skops->remote_port)))
 		return 1;
 	if (fastopen_unseen(skops))
 		cnt->fastopen_unfiltered++;
@@ -154,20 +152,17 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	struct pscratch *sc;
 	struct sk_state *ss;
 	struct scan_arg c;
-	__u32 key = 0, slot, size = msg->size, n, removed = 0, keep;
+	__u32 key = 0, size = msg->size, n, removed = 0, keep;
 	int i;
 
-	cfg = bpf_map_lookup_elem(&config, &key);
-	cnt = bpf_map_lookup_elem(&counters, &key);
 	sc = bpf_map_lookup_elem(&pscratch, &key);
-	if (!cfg || !cnt || !sc || !msg->sk)
+	if (maps_lookup(&cfg, &cnt) || !sc || !msg->sk)
 		return SK_PASS;
 	ss = bpf_sk_storage_get(&sk_state, msg->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
 	if (!ss)
 		return SK_PASS; /* a zeroed state is a stream before its first byte */
 	cnt->packets++;
-	slot = cfg->active_slot & (HS_TRIE_SLOTS - 1);
-	t = bpf_map_lookup_elem(&trie, &slot);
+	t = active_trie(cfg);
 	if (!t || !size)
 		return SK_PASS;
 	cnt->inspected++;
@@ -188,14 +183,9 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.ctx = msg;
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
-	cnt->http_requests += sc->s.requests;
 	/* A held line's name is counted again when it is scanned again. */
-	cnt->headers_seen += sc->s.seen - (sc->s.hold && sc->s.st.phase == HS_PH_NAME &&
-					   !(sc->s.st.flags & HS_SF_CONT));
-	cnt->headers_matched += sc->s.matched;
-	cnt->framing_invalid += sc->s.framing_invalid;
-	cnt->desync += sc->s.desync;
-	cnt->framing_conflict += sc->s.conflicts;
+	count_scan(cnt, &sc->s,
+		   sc->s.hold && sc->s.st.phase == HS_PH_NAME && !(sc->s.st.flags & HS_SF_CONT));
 	if (sc->s.st.phase == HS_PH_DROPPED) {
 		cnt->packets_dropped++;
 		return SK_DROP; /* the proxy's send fails (EACCES) */
@@ -204,8 +194,6 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		policy_drops(cfg, cnt); /* it halts only under the drop policy */
 		return SK_DROP;
 	}
-	if (sc->s.st.phase == HS_PH_NOT_HTTP)
-		cnt->non_http++;
 	if (!sc->done)
 		return give_up(msg, ss, cfg, cnt);
 

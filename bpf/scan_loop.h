@@ -116,4 +116,21 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
 	return 0;
 }
 
+/*
+ * What a scan found, into the counters: the same at every hook and in proxy
+ * mode. @held: 1 when the scan ends in a field name it will see again (the
+ * proxy holds that line back for more bytes), so it is counted once. What
+ * became of the matched lines (masked, removed) is the caller's to count.
+ */
+static __always_inline void count_scan(struct hs_counters *cnt, const struct hs_scan *s, int held)
+{
+	cnt->http_requests += s->requests;
+	cnt->headers_seen += s->seen - held;
+	cnt->headers_matched += s->matched;
+	cnt->framing_invalid += s->framing_invalid;
+	cnt->desync += s->desync;
+	cnt->framing_conflict += s->conflicts;
+	cnt->non_http += s->st.phase == HS_PH_NOT_HTTP;
+}
+
 #endif /* HDRSTRIP_BPF_SCAN_LOOP_H */
