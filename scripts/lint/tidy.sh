@@ -3,7 +3,7 @@
 # clang-tidy over FILE... for make lint, two at a time; prints the findings
 # in hdrstrip's own files (not in generated skeletons under OUTPUT) and exits
 # 1 when there are any.
-#   CLANG_TIDY=clang-tidy-14 OUTPUT=build tests/lint/tidy.sh FILE...
+#   CLANG_TIDY=clang-tidy-14 OUTPUT=build scripts/lint/tidy.sh FILE...
 set -uo pipefail
 : "${CLANG_TIDY:=clang-tidy-14}" "${OUTPUT:=build}"
 flags=(-std=gnu11 -Iinclude -Icore -Iuser -Ilib "-I$OUTPUT" -Itests/unit -Itests/pkt -Itests/fuzz
@@ -13,7 +13,7 @@ flags=(-std=gnu11 -Iinclude -Icore -Iuser -Ilib "-I$OUTPUT" -Itests/unit -Itests
 if [ "${1:-}" = --one ]; then
 	f=$2 extra=()
 	# The tests see cmocka's _fail() as the noreturn function it is.
-	case $f in tests/*) extra=(-include tests/lint/cmocka-analyzer.h) ;; esac
+	case $f in tests/*) extra=(-include scripts/lint/cmocka-analyzer.h) ;; esac
 	exec "$CLANG_TIDY" -quiet "$f" -- "${flags[@]}" "${extra[@]}" 2>/dev/null
 fi
 

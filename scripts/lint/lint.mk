@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Static checks and formatting of the host code (user/, lib/, include/,
-# tests/); CI runs make lint (.ci/run).
+# tests/, and this folder's headers); CI runs make lint (.ci/run).
 #
 #   make lint     clang-format (check only), cppcheck and clang-tidy
 #                 (.clang-tidy): every finding is an error
@@ -12,11 +12,11 @@ CLANG_TIDY ?= clang-tidy-14
 CPPCHECK ?= cppcheck
 # BPF programs (*.bpf.c) are the verifier's to judge, not these tools'.
 LINT_SRCS := $(filter-out %.bpf.c,$(wildcard core/*.c user/*.c lib/*.c tests/*/*.c))
-LINT_HDRS := $(wildcard include/hdrstrip/*.h core/*.h user/*.h lib/*.h tests/*/*.h)
+LINT_HDRS := $(wildcard include/hdrstrip/*.h core/*.h user/*.h lib/*.h tests/*/*.h scripts/lint/*.h)
 LINT_INC := -Iinclude -Icore -Iuser -Ilib -I$(OUTPUT) -Itests/unit -Itests/pkt -Itests/fuzz
 LINT_DEFS := -DHDRSTRIP_VERSION='"lint"' -DHDRSTRIP_BPF_DIR='"lint"' -DHS_CORPUS_DIR='"lint"' \
 	-DHS_FUZZ_DIR='"lint"'
-# clang-tidy: tests/lint/tidy.sh (the same flags, in parallel).
+# clang-tidy: scripts/lint/tidy.sh (the same flags, in parallel).
 
 lint: lint-format lint-cppcheck lint-tidy
 	@echo "lint: clean"
@@ -35,9 +35,9 @@ lint-cppcheck:
 	$(call msg,CPPCHECK,$(words $(LINT_SRCS)) files)
 	$(Q)$(CPPCHECK) -q --std=c11 --enable=warning,performance,portability --inline-suppr \
 		--error-exitcode=1 --suppress=missingIncludeSystem -D__x86_64__ -D__linux__ \
-		--include=tests/lint/cppcheck.h \
+		--include=scripts/lint/cppcheck.h \
 		$(LINT_INC) $(LINT_DEFS) -j2 $(LINT_SRCS)
 
 lint-tidy: $(SKEL) $(PROXY_SKEL)
 	$(call msg,TIDY,$(words $(LINT_SRCS)) files)
-	$(Q)CLANG_TIDY=$(CLANG_TIDY) OUTPUT=$(OUTPUT) tests/lint/tidy.sh $(LINT_SRCS)
+	$(Q)CLANG_TIDY=$(CLANG_TIDY) OUTPUT=$(OUTPUT) scripts/lint/tidy.sh $(LINT_SRCS)
