@@ -365,9 +365,9 @@ __attribute__((noinline)) int one_segment_tc(struct __sk_buff *ctx, struct scrat
  * must start where a checkpoint is (flow.h). Any segment dropped drops the
  * packet.
  */
-static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
-					     const struct hs_trie *t, struct hs_config *cfg,
-					     struct hs_counters *cnt, const int xdp)
+static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc, const struct hs_trie *t,
+					     struct hs_config *cfg, struct hs_counters *cnt,
+					     const int xdp)
 {
 	const struct pkt *pk;
 	__u32 len, mss = 0, off = 0, piece, k, end;
@@ -388,8 +388,9 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc,
 		/* A FIN comes after the last piece. */
 		sc->s_flags = off + piece < len ? pk->tcp_flags & ~HS_TCP_FIN : pk->tcp_flags;
 		end = sc->s_payload + piece;
-		sc->s_win = sc->s_payload >= HS_MAX_BUF ? 0
-			    : (end < HS_MAX_BUF ? end : HS_MAX_BUF) - sc->s_payload;
+		sc->s_win = sc->s_payload >= HS_MAX_BUF
+				    ? 0
+				    : (end < HS_MAX_BUF ? end : HS_MAX_BUF) - sc->s_payload;
 		if ((xdp ? one_segment_xdp(ctx, sc, t, cfg, cnt)
 			 : one_segment_tc(ctx, sc, t, cfg, cnt)) == HS_VERDICT_DROP)
 			return HS_VERDICT_DROP;
@@ -442,7 +443,8 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 	sc->csum_acc = 0;
 	if (pk->tcp_flags & HS_TCP_URG) {
 		cnt->urgent_cleared++;
-		if (cfg->urgent == HS_URGENT_DROP || norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
+		if (cfg->urgent == HS_URGENT_DROP ||
+		    norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
 			cnt->packets_dropped++;
 			return 1;
 		}

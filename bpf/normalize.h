@@ -93,7 +93,7 @@ static long csum_cb_tc(__u32 i __attribute__((unused)), void *arg)
 			if (o > 0xffff - (k))                                                      \
 				return -1;                                                         \
 			p = data + o;                                                              \
-			/* One register for the check and the call. */                            \
+			/* One register for the check and the call. */                             \
 			asm volatile("" : "+r"(p));                                                \
 			if (p + (k) > end)                                                         \
 				return -1;                                                         \
@@ -196,8 +196,7 @@ static __always_inline int norm_ip4_csum(void *ctx, const struct pkt *pk, const 
  * The TCP checksum of the segment (pseudo header, TCP header, payload). At
  * TC a device or GRO may have checked it already (CHECKSUM_UNNECESSARY).
  */
-static __always_inline enum norm_csum norm_tcp_csum(void *ctx, const struct pkt *pk,
-						    const int xdp)
+static __always_inline enum norm_csum norm_tcp_csum(void *ctx, const struct pkt *pk, const int xdp)
 {
 	struct csum_walk w = { .ctx = ctx, .off = pk->l4_off, .end = pk->payload_end };
 	__u32 tcp_len = pk->payload_end - pk->l4_off, seed;
