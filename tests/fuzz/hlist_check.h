@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The list fuzzer's oracle: any text goes to the header-list parser
- * (user/hlist.c); a list it accepts must be the list a naive reading of
- * the text finds, compile (user/compile.c) into a block hs_trie_validate
+ * (core/hlist.c); a list it accepts must be the list a naive reading of
+ * the text finds, compile (core/compile.c) into a block hs_trie_validate
  * accepts, and give, by hs_trie_lookup and by stepping byte by byte, the
  * naive matcher's verdict (tests/fuzz/liberal.h) on every name of the list,
  * its prefixes, extensions and case and '_'/'-' variants.

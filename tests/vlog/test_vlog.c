@@ -2,8 +2,8 @@
 /*
  * The verifier-log capture (user/vlog.c) on a real rejection: a tiny bad
  * program (bad.bpf.c) is loaded with libbpf while libbpf's messages go
- * through the CLI's own print callback (loader_setup_logging in
- * user/loader.c), exactly as 'hdrstrip attach' loads its programs. Needs
+ * through the CLI's own print callback (log_setup in
+ * user/log.c), exactly as 'hdrstrip attach' loads its programs. Needs
  * root for BPF; skipped otherwise.
  */
 #include <errno.h>
@@ -47,7 +47,7 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(dir))
 		return -1;
-	loader_setup_logging(0);
+	log_setup(0);
 	return 0;
 }
 
