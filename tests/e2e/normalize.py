@@ -328,6 +328,40 @@ def reorder_head(t):
     t.expect(r)
 
 
+# Under --on-error pass (group on-error-pass): a segment ahead of a gap in
+# a header block is not refused but scanned line by line; the internal
+# field it holds whole is masked in it, and the application gets the
+# request masked once the gap is filled.
+@case("pass-ahead-head", 12, "--on-error pass: a header segment ahead of a gap, masked line by line",
+      group="on-error-pass", counters={"out_of_order": (">=", 1), "headers_masked": (">=", 1)})
+def pass_ahead_head(t):
+    reorder_head(t)
+
+
+@case("pass-ahead-split", 12, "--on-error pass: an internal name cut at the gap's edge",
+      group="on-error-pass", counters={"out_of_order": (">=", 1)})
+def pass_ahead_split(t):
+    """The segment ahead of the gap starts in the middle of the internal
+    name: scanned line by line, its first bytes are no line's start and
+    pass. The segment that fills the gap ends inside the name, which it
+    rewrites with the filler's first bytes (a name cut at a segment's end):
+    the application gets "y-hdrs" + "rnal-Auth: <value>", a name no parser
+    reads as the listed one, with its value (README, --on-error pass)."""
+    c = t.conn()
+    if not c:
+        return
+    r = req(t.host, [b"X-One: 1", t.internal(), b"X-Three: 3"], target=b"/ooo-split")
+    a = r.index(NAME)
+    cut = a + 6
+    t.must_ack(c, c.send(r[:a]), "segment 1")
+    c.segment(r[cut:], off=cut)
+    c.quiet(0.02)
+    c.segment(r[a:cut], off=a)
+    t.must_ack(c, c.wait_ack(c.snd_max), "segments 2 and 3")
+    t.answers(c, 1)
+    t.expect(r[:a] + check_report.FILL.encode()[:cut - a] + r[cut:])
+
+
 # --- class 3: segments the receiver discards ----------------------------------
 
 def discarded_framing(t, **bad):

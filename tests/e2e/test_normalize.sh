@@ -64,6 +64,23 @@ run_group() {
 		--out "$RESULTS" --stats-ns "$NS" --stats-dev "$DEV" --hdrstrip "$HDRSTRIP" \
 		--flows-map "${4:-0}" "${CASE_ARGS[@]}"
 }
+# group_with HOOK GROUP CASE OPTION...: attach with OPTION..., run GROUP,
+# detach; an attach that fails is recorded against CASE.
+group_with() {
+	local hook=$1 group=$2 cid=$3 rc=0 out
+	shift 3
+	out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" "$@" 2>&1) ||
+		rc=$?
+	if [ "$rc" -eq 0 ]; then
+		run_group "$hook" "$group" "$LIST"
+		detach_clean "$hook"
+		return
+	fi
+	log "$hook: attach $* failed (exit $rc): $(head -n 1 <<<"$out")"
+	normalize record --out "$RESULTS" --hook "$hook" --case "$cid" \
+		--problem "attach $*: exit $rc: $(head -n 1 <<<"$out")"
+	assert_clean "$NS" "$DEV"
+}
 detach_clean() {
 	step "$1: detach" hs_in "$NS" detach "$DEV"
 	assert_clean "$NS" "$DEV"
@@ -108,21 +125,10 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 	run_group "$hook" short "$SHORT"
 	detach_clean "$hook"
 
-	# Class 1 with --urgent drop.
-	if wanted urg-drop; then
-		rc=0
-		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" \
-			--urgent drop 2>&1) || rc=$?
-		if [ "$rc" -eq 0 ]; then
-			run_group "$hook" urgent-drop "$LIST"
-			detach_clean "$hook"
-		else
-			log "$hook: attach --urgent drop failed (exit $rc): $(head -n 1 <<<"$out")"
-			normalize record --out "$RESULTS" --hook "$hook" --case urg-drop \
-				--problem "attach --urgent drop: exit $rc: $(head -n 1 <<<"$out")"
-			assert_clean "$NS" "$DEV"
-		fi
-	fi
+	# Class 1 with --urgent drop; class 12 under --on-error pass.
+	wanted urg-drop && group_with "$hook" urgent-drop urg-drop --urgent drop
+	wanted pass-ahead-head || wanted pass-ahead-split &&
+		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
 
 	# Class 7 at MTU 65535.
 	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6; then
