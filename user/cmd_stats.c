@@ -136,14 +136,14 @@ struct hits {
 	__u32 n;
 	hs_rule_name *names;
 	__u64 *hits;
-	__u8 *drop; /* the rule's action is drop */
+	__u8 *action; /* enum hs_action of each rule */
 };
 
 static void hits_free(struct hits *h)
 {
 	free(h->names);
 	free(h->hits);
-	free(h->drop);
+	free(h->action);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -155,8 +155,8 @@ static int hits_load(const struct found *f, struct hits *h)
 	memset(h, 0, sizeof(*h));
 	h->names = calloc(HS_MAX_NAMES, sizeof(*h->names));
 	h->hits = calloc(HS_MAX_NAMES, sizeof(*h->hits));
-	h->drop = calloc(HS_MAX_NAMES, sizeof(*h->drop));
-	if (!t || !h->names || !h->hits || !h->drop)
+	h->action = calloc(HS_MAX_NAMES, sizeof(*h->action));
+	if (!t || !h->names || !h->hits || !h->action)
 		goto out;
 	hs_prefault(t, sizeof(*t)); /* the kernel writes it whole */
 	r = trie_read_slot(&f->m, f->cfg.active_slot & 1, t);
@@ -167,7 +167,7 @@ static int hits_load(const struct found *f, struct hits *h)
 	/* A slot that cannot be read shows 0 hits, as it always has. */
 	for (__u32 i = 0; i < t->n_rules && i < HS_MAX_NAMES; i++) {
 		hits_read(&f->m, t->rules[i].hit_slot, &h->hits[i]);
-		h->drop[i] = t->rules[i].action == HS_ACT_DROP;
+		h->action[i] = t->rules[i].action;
 		h->n = i + 1;
 	}
 out:
@@ -193,8 +193,11 @@ static int print_hits(const struct found *f, int json)
 			json_str(h.names[i]);
 			printf(":%llu", (unsigned long long)h.hits[i]);
 		} else {
-			printf("  %-40s %llu%s\n", h.names[i], (unsigned long long)h.hits[i],
-			       h.drop[i] ? " (drop)" : "");
+			/* The default action goes unsaid; another is named. */
+			printf("  %-40s %llu", h.names[i], (unsigned long long)h.hits[i]);
+			if (h.action[i] != HS_ACT_MASK)
+				printf(" (%s)", hs_action_name(h.action[i]));
+			putchar('\n');
 		}
 	}
 	if (json)
@@ -315,6 +318,10 @@ static int print_prometheus(const struct found *f, int n)
 	}
 	if (rc)
 		goto out;
+	prom_family("hdrstrip_build_info", "gauge", "1, labelled with the version of hdrstrip.");
+	printf("hdrstrip_build_info{version=");
+	prom_value(HDRSTRIP_VERSION);
+	printf("} 1\n");
 	prom_family("hdrstrip_devices", "gauge",
 		    "Interfaces with hdrstrip attached in this network namespace.");
 	printf("hdrstrip_devices %d\n", n);
@@ -343,14 +350,16 @@ static int print_prometheus(const struct found *f, int n)
 	}
 	prom_family(
 		"hdrstrip_header_hits_total", "counter",
-		"Header field lines that matched each name of the list (prefix rules end in *).");
+		"Header field lines that matched each name of the list (prefix rules end in *), "
+		"labelled with the name's action.");
 	for (int i = 0; i < n; i++)
 		for (__u32 k = 0; k < h[i].n; k++) {
 			printf("hdrstrip_header_hits_total");
 			prom_dev_labels(&f[i]);
 			printf(",header=");
 			prom_value(h[i].names[k]);
-			printf("} %llu\n", (unsigned long long)h[i].hits[k]);
+			printf(",action=\"%s\"} %llu\n", hs_action_name(h[i].action[k]),
+			       (unsigned long long)h[i].hits[k]);
 		}
 out:
 	for (int i = 0; i < n; i++)

@@ -28,18 +28,43 @@ int view_operand(const char *usage, int argc, char **argv, struct view_target *t
 	return -1;
 }
 
+/* The length of the well-formed UTF-8 sequence at @s (RFC 3629: no
+ * overlong form, no surrogate, nothing above U+10FFFF), 0 if none. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	unsigned int cp = s[0] & (0x3f >> (n - 1));
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* Names and paths are bytes: one that is not UTF-8 is written as the
+ * code point of its value (\u00XX), so the output is always valid JSON. */
 void json_str(const char *s)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *p = (const unsigned char *)s;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
+	putchar('"');
+	while (*p) {
+		int n = *p >= 0x80 ? utf8_len(p) : 1;
+
+		if (*p == '"' || *p == '\\')
+			printf("\\%c", *p);
+		else if (*p < 0x20 || !n)
+			printf("\\u%04x", *p);
 		else
-			putchar(c);
+			fwrite(p, 1, n, stdout);
+		p += n ? n : 1;
 	}
 	putchar('"');
 }

@@ -60,11 +60,15 @@ fi
 
 # What the metrics say, against 'stats --json' and what was sent.
 step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/families.json" \
-	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/counters.h" <<'EOF'
+	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/counters.h" \
+	"$("$HDRSTRIP" --version | awk '{ print $2 }')" <<'EOF'
 import json, re, sys
 fams = json.load(open(sys.argv[1]))
 stats = json.load(open(sys.argv[2]))
 dev, ns = sys.argv[3], sys.argv[4]
+version = sys.argv[6]
+want_actions = {"x-internal-auth": "mask", "x-edge-*": "mask", 'x-q"uote': "mask",
+                "x-back\\slash": "mask", "x-secret": "drop"}
 names = re.findall(r'\bX\(([a-z_]+),', open(sys.argv[5]).read().split("#define HS_COUNTERS(X)")[1].split("\n\n")[0])
 assert names, "no counter names in counters.h"
 def one(fam, **want):
@@ -72,6 +76,7 @@ def one(fam, **want):
     assert len(got) == 1, f"{fam}{want}: {len(got)} samples"
     return got[0]
 assert one("hdrstrip_devices") == 1
+assert [l for l, v in fams["hdrstrip_build_info"]["samples"] if v == 1] == [{"version": version}], fams["hdrstrip_build_info"]
 for c in names:
     fam = f"hdrstrip_{c}_total"
     assert fams[fam]["type"] == "counter", fam
@@ -82,6 +87,8 @@ for c in ("http_requests", "headers_seen", "headers_matched", "headers_masked", 
     assert one(f"hdrstrip_{c}_total", dev=dev) == stats[c], (c, one(f"hdrstrip_{c}_total", dev=dev), stats[c])
 assert one("hdrstrip_http_requests_total", dev=dev) >= 3
 hits = {l["header"]: v for l, v in fams["hdrstrip_header_hits_total"]["samples"]}
+actions = {l["header"]: l["action"] for l, v in fams["hdrstrip_header_hits_total"]["samples"]}
+assert actions == want_actions, (actions, want_actions)
 assert fams["hdrstrip_header_hits_total"]["type"] == "counter"
 assert hits == stats["per_header"], (hits, stats["per_header"])
 assert hits["x-internal-auth"] >= 3 and hits["x-edge-*"] >= 3, hits
@@ -96,6 +103,7 @@ EOF
 step "stats --prometheus with nothing attached" to_file "$WORK/empty.prom" hs_c stats --prometheus
 step "... is valid" "$PYTHON" "$HERE/promcheck.py" "$WORK/empty.prom"
 assert_match "$(cat "$WORK/empty.prom")" '^hdrstrip_devices 0$' "hdrstrip_devices 0"
+assert_match "$(cat "$WORK/empty.prom")" '^hdrstrip_build_info\{version="' "hdrstrip_build_info"
 
 # ---- --watch ----
 (for i in $(seq 1 12); do get -H 'X-Internal-Auth: a' >/dev/null; sleep 0.2; done) &
@@ -145,6 +153,19 @@ expect_exit 2 "--watch 0 is bad usage" hs_s stats --watch 0
 expect_exit 2 "--count without --watch is bad usage" hs_s stats --count 2
 expect_exit 2 "--prometheus with --json is bad usage" hs_s stats --prometheus --json
 expect_exit 1 "--prometheus for a device without hdrstrip fails" hs_c stats "$CDEV" --prometheus
+
+# JSON is UTF-8 whatever the bytes of a path: a list file whose name is not
+# UTF-8 (0xff; then U+00E9 as UTF-8, kept) shows as \u00ff.
+odd="$WORK/list-"$'\xff'"-"$'\xc3\xa9'".txt"
+cp "$WORK/list.txt" "$odd"
+step "update from a list whose file name is not UTF-8" hs_s update "$SDEV" --headers "$odd"
+step "status --json" to_file "$WORK/status-odd.json" hs_s status "$SDEV" --json
+step "status --json is UTF-8 JSON and names the file" "$PYTHON" -c '
+import json, sys
+st = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+st = st[0] if isinstance(st, list) else st
+assert st["list"].endswith("/list-\u00ff-\u00e9.txt"), st["list"]
+' "$WORK/status-odd.json"
 
 step "detach $SDEV" hs_s detach "$SDEV"
 [ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after detach"
