@@ -23,7 +23,8 @@ static const char stats_usage[] =
 	"       hdrstrip stats [DEV] --prometheus\n"
 	"       hdrstrip stats [DEV] --watch SECS [--count N] [--json] [--per-header]\n"
 	"\n"
-	"Show hdrstrip's counters (summed over CPUs) for DEV, or for every device.\n"
+	"Show hdrstrip's counters (summed over CPUs) for DEV, or for every device\n"
+	"(the interfaces of this network namespace, and cgroups in proxy mode).\n"
 	"  --per-header   also the hits of each name in the list\n"
 	"  --prometheus   every counter and per-header hit in Prometheus' text format\n"
 	"                 (for node_exporter's textfile collector)\n"
@@ -237,10 +238,31 @@ static void prom_family(const char *name, const char *type, const char *help)
 }
 
 /* '{dev="eth0"' (and ',netns="NAME"'): the caller closes the set. */
+/* How hook @k of @f is attached, for hdrstrip_attached_info's mode. */
+static const char *hook_mode(const struct found *f, int k)
+{
+	switch (k) {
+	case HS_HOOK_XDP:
+		return mode_name(f->st.xdp_mode);
+	case HS_HOOK_TC_INGRESS:
+	case HS_HOOK_TC_EGRESS:
+		return "clsact";
+	case HS_HOOK_CGROUP:
+		return "sockops+sk_msg";
+	}
+	return "?";
+}
+
 static void prom_dev_labels(const struct found *f)
 {
 	char ns[300];
 
+	if (f->d.cgroup) {
+		/* Proxy mode belongs to a cgroup, in no network namespace. */
+		printf("{cgroup=");
+		prom_value(f->d.cgroup_path);
+		return;
+	}
 	printf("{dev=");
 	prom_value(f->d.name);
 	netns_name(f->d.netns_ino, ns, sizeof(ns));
@@ -323,11 +345,12 @@ static int print_prometheus(const struct found *f, int n)
 	prom_value(HDRSTRIP_VERSION);
 	printf("} 1\n");
 	prom_family("hdrstrip_devices", "gauge",
-		    "Interfaces with hdrstrip attached in this network namespace.");
+		    "Interfaces with hdrstrip attached in this network namespace, and cgroups "
+		    "(proxy mode).");
 	printf("hdrstrip_devices %d\n", n);
 	prom_family("hdrstrip_attached_info", "gauge",
 		    "1 for each hook hdrstrip is attached to; mode is native, skb or hw for XDP, "
-		    "clsact for TC.");
+		    "clsact for TC, sockops+sk_msg for a cgroup (proxy mode).");
 	for (int i = 0; i < n; i++)
 		for (int k = 0; k < HS_HOOK_MAX; k++) {
 			if (!f[i].st.prog_id[k])
@@ -335,7 +358,7 @@ static int print_prometheus(const struct found *f, int n)
 			printf("hdrstrip_attached_info");
 			prom_dev_labels(&f[i]);
 			printf(",hook=\"%s\",mode=\"%s\"} 1\n", hs_hook_name(k),
-			       k == HS_HOOK_XDP ? mode_name(f[i].st.xdp_mode) : "clsact");
+			       hook_mode(&f[i], k));
 		}
 	for (int g = 0; g < LIST_GAUGE_MAX; g++) {
 		prom_family(list_gauges[g].name, "gauge", list_gauges[g].help);
@@ -420,7 +443,7 @@ static int reading_take(const struct stats_opts *o, struct reading *rd)
 	int n, rc;
 
 	memset(rd, 0, sizeof(*rd));
-	rc = find_or_fail("stats", &o->target, 0, &f, &n);
+	rc = find_or_fail("stats", &o->target, view_all(&o->target), &f, &n);
 	if (rc >= 0)
 		return rc;
 	rd->t = mono_now();
@@ -620,7 +643,7 @@ static int do_stats(const struct stats_opts *o)
 
 	if (o->watch > 0)
 		return watch_stats(o);
-	rc = find_or_fail("stats", &o->target, 0, &f, &n);
+	rc = find_or_fail("stats", &o->target, view_all(&o->target), &f, &n);
 	if (rc >= 0)
 		return rc;
 	if (o->prometheus) {

@@ -229,6 +229,21 @@ assert d["pin_dir"] == sys.argv[5], d["pin_dir"]
 out=$(bpftool cgroup show "$CG")
 has_line "$out" "^$prog +(cgroup_)?sock_ops .*hdrstrip_sockops" "bpftool cgroup show: the sockops program"
 step "stats --cgroup" to_file "$WORK/stats.txt" hs stats --cgroup "$CG"
+# Proxy mode in the plain commands too, named by its cgroup's path.
+step "stats (every attachment)" to_file "$WORK/stats-all.txt" hs stats
+has_line "$(cat "$WORK/stats-all.txt")" "cgroup-$CG_ID" "stats: lists the cgroup"
+step "stats --prometheus" to_file "$WORK/proxy.prom" hs stats --prometheus
+step "stats --prometheus: the cgroup's series and hook" "$PYTHON" - "$E2E_DIR/../install/promcheck.py" \
+	"$WORK/proxy.prom" "$CG" <<'EOF'
+import json, subprocess, sys
+fams = json.loads(subprocess.run([sys.executable, sys.argv[1], "--json", sys.argv[2]],
+                                 check=True, capture_output=True, text=True).stdout)
+cg = sys.argv[3]
+info = [l for l, v in fams["hdrstrip_attached_info"]["samples"] if l.get("cgroup") == cg]
+assert info == [{"cgroup": cg, "hook": "cgroup", "mode": "sockops+sk_msg"}], fams["hdrstrip_attached_info"]
+assert [l for l, _ in fams["hdrstrip_http_requests_total"]["samples"] if l.get("cgroup") == cg], \
+    fams["hdrstrip_http_requests_total"]
+EOF
 has_line "$(cat "$WORK/stats.txt")" "headers_removed" "stats: headers_removed shown"
 assert_eq "$(px_stats | counter conns_preexisting)" 1 "conns_preexisting (the held connection)"
 
