@@ -14,7 +14,7 @@
 #                                  build/fuzz/corpus/, crashes go to tests/fuzz/crashes/
 #   make test-fuzz                 replay the seeds and tests/fuzz/regress/, then
 #                                  each fuzzer for FUZZ_TEST_SECONDS (10) from the seeds
-#   make fuzz-cov                  line coverage of scan.h/trie.h/hlist.c/compile.c
+#   make fuzz-cov                  line coverage of scan*.h/trie.h/hlist.c/compile.c
 #                                  reached by the corpus (llvm-cov)
 #   tests/fuzz/gen_seeds.py        rewrite the seed corpora
 #
@@ -102,8 +102,8 @@ test-fuzz: $(FUZZ_BINS)
 
 # Coverage of the code under test by the corpus make fuzz grew (or the
 # seeds): the same harnesses built with clang's source-based coverage.
-FUZZ_COV_SRCS := include/hdrstrip/scan.h include/hdrstrip/trie.h include/hdrstrip/flow.h \
-	core/hlist.c core/compile.c
+FUZZ_COV_SRCS := $(wildcard include/hdrstrip/scan*.h) include/hdrstrip/trie.h \
+	include/hdrstrip/flow.h core/hlist.c core/compile.c
 FUZZ_COV_BINS := $(addprefix $(FUZZ_OUT)/cov/,$(FUZZERS))
 
 $(FUZZ_COV_BINS): $(FUZZ_OUT)/cov/%: $(FUZZ_OUT)/% | $(FUZZ_OUT)/cov

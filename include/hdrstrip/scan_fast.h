@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * The fast lanes: steps that take many bytes at once where the byte-wise
+ * steps would take one each, with the same states as those: eight bytes at
+ * a time through a value, a request target or a masked line; a run of plain
+ * name bytes a trie label at a time; and, at a kept line's end, the next
+ * line's first bytes when they settle it as another kept line.
+ *
+ * A part of the scanner that scan.h includes in its place among the others:
+ * it uses the state scan.h declares and the parts before it. Include
+ * <hdrstrip/scan.h>, not this file.
+ */
+#ifndef HDRSTRIP_SCAN_FAST_H
+#define HDRSTRIP_SCAN_FAST_H
+
+#ifndef HDRSTRIP_SCAN_H
+#error "include <hdrstrip/scan.h>, which includes scan_fast.h in its place"
+#endif
+
+/* The eight filler bytes from column @col < HS_FILL_NAME_LEN + 2 of a line
+ * masked with the whole filler name: "x-hdrstrip: " and 'x' after it. */
+HS_INLINE __u64 hs_fill_word(const struct hs_trie *t, __u32 col)
+{
+	__u64 a = t->fill[0], b = t->fill[1];
+
+	return col >= 8 ? hs_str_window(b, HS_ONES * 'x', col) : hs_str_window(a, b, col);
+}
+
+/* Words a step may take in a value or a request target (the last one's
+ * end stays within 64 KiB of HS_MAX_BUF, for the verifier). */
+#define HS_SKIP_WORDS 6
+_Static_assert(HS_MAX_BUF + 8 * HS_SKIP_WORDS + 8 <= 0x10000, "a step's words fit in 64 KiB");
+
+/* A request target ends at anything below '!' (blanks, CR, LF) or at
+ * 0x85/0xa0 (blanks to Python). */
+HS_INLINE __u64 hs_target_stop(__u64 w)
+{
+	return ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+}
+
+/*
+ * Eight bytes at once where only a line end matters: up to HS_SKIP_WORDS
+ * words of a value or a request target, up to four of a masked line.
+ * Returns 1 when it consumed bytes, 0 when the byte at @pos needs the
+ * byte-wise path.
+ */
+HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 *data_end,
+			   __u32 pos)
+{
+	int target = s->st.phase == HS_PH_REQ_TARGET;
+	__u64 w = hs_load64(p), stop;
+	__u32 k;
+
+	stop = target ? hs_target_stop(w) : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
+	if (!k)
+		return 0;
+	if (k == 8 && (s->st.phase == HS_PH_SKIP || target)) {
+		/* A long value or target: a few more words in this step. */
+		int i;
+
+		for (i = 0; i < HS_SKIP_WORDS - 1; i++) {
+			if (pos + k + 8 > s->end || p + k + 8 > data_end)
+				break;
+			w = hs_load64(p + k);
+			stop = target ? hs_target_stop(w)
+				      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+			if (stop) {
+				k += hs_first_byte(stop);
+				break;
+			}
+			k += 8;
+		}
+		s->pos = hs_off(pos + k);
+		return 1;
+	}
+	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
+		/* Filler up to the line end (the line end stays), up to four
+		 * words. */
+		__u32 j, c = k, off = 0, col;
+		__u64 keep, fill, nw;
+
+#ifdef __clang__
+#pragma unroll
+#endif
+		for (j = 0; j < 4; j++) {
+			if (j) {
+				if (pos + off + 8 > s->end || p + off + 8 > data_end)
+					break;
+				w = hs_load64(p + off);
+				stop = hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+				/* & 7: the verifier must see the next offset
+				 * stay below 64 KiB. */
+				c = stop ? hs_first_byte(stop) & 7 : 8;
+				if (!c)
+					break;
+			}
+			keep = c == 8 ? 0 : ~0ULL << (8 * c);
+			col = hs_col(s, pos + off);
+			if (s->st.flags & HS_SF_FILL_X)
+				fill = HS_ONES * hs_fill_cont(t);
+			else if (s->st.name_fill == HS_FILL_NAME_LEN && col < HS_FILL_NAME_LEN + 2u)
+				fill = hs_fill_word(t, col);
+			else
+				fill = HS_ONES * 'x';
+			nw = (w & keep) | (fill & ~keep);
+			hs_store64(p + off, nw);
+			s->csum_acc += hs_csum_word(s, pos + off, nw) + 5 * 0xffffULL -
+				       hs_csum_word(s, pos + off, w);
+			off += c;
+			if (c < 8)
+				break;
+		}
+		s->pos = hs_off(pos + off);
+		return 1;
+	}
+	s->pos = hs_off(pos + k);
+	return 1;
+}
+
+/*
+ * A run of plain name bytes (no blank, line end or colon) in one step, from
+ * @w, the eight bytes at @pos: the trie walks them a label at a time
+ * (hs_trie_walk8), framing names are narrowed a word at a time.
+ * The same states as byte by byte; a name that can match nothing any more
+ * is skipped from the run's end rather than from the byte that settled it,
+ * which no later byte of the run could change. Returns 1 when it consumed
+ * bytes. In BPF it is a function of its own (HS_SUBPROG), which the
+ * verifier checks once rather than at every step of the scan loop.
+ */
+HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 pos)
+{
+	/* A name's run ends where a target would, or at the colon. */
+	__u64 stop = hs_target_stop(w) | hs_bytes_eq(w, ':');
+	__u32 k = stop ? hs_first_byte(stop) & 7 : 8, used = 0, col;
+	__u8 fc;
+
+	if (!s || !t || k < 2)
+		return 0;
+	col = hs_col(s, pos) - s->st.name_col;
+	fc = s->st.fcand;
+	s->st.tstate = hs_trie_walk8(t, s->st.tstate, w, k, &used);
+	if (fc && used)
+		fc = hs_framing_step8(fc, w, used, col);
+	s->st.fcand = fc;
+	if (s->st.tstate == HS_TRIE_DEAD && !fc && !(s->st.flags & HS_SF_PREMASKED))
+		s->st.phase = HS_PH_SKIP;
+	s->pos = hs_off(pos + used);
+	return 1;
+}
+
+/*
+ * The fast lane for kept lines: at the line end of a kept field, when the
+ * next line's first few bytes already settle it as another kept field (no
+ * listed name and no framing name starts so), go straight to skipping that
+ * line; when they are plain name bytes that may still match, go on in NAME
+ * after them. It is what hs_end_line(), hs_step_line_start() and the NAME
+ * steps would do, in one step instead of four or more. Not in remove mode,
+ * which marks each line's start.
+ */
+HS_INLINE int hs_name_byte_plain(__u8 b)
+{
+	return !hs_is_eol(b) && !hs_is_blank(b) && b != ':';
+}
+
+#define HS_FAST_NAME_BYTES 4
+
+HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 *data_end,
+				__u8 b, __u32 pos)
+{
+	__u32 eol = b == '\r' ? 2 : 1, ts = HS_TRIE_ROOT, i;
+	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
+	__u8 *q;
+
+	if (s->opts & HS_OPT_REMOVE)
+		return 0;
+	if (pos + eol + HS_FAST_NAME_BYTES > s->end || p + 2 > data_end)
+		return 0;
+	if (b == '\r' && p[1] != '\n')
+		return 0;
+	q = p + eol;
+	if (q + HS_FAST_NAME_BYTES > data_end)
+		return 0;
+		/* The next name's first bytes: settled once neither the list nor a
+	 * framing name can match, all of them plain name bytes. */
+#ifdef __clang__
+#pragma unroll
+#endif
+	for (i = 0; i < HS_FAST_NAME_BYTES; i++) {
+		nb = q[i];
+		if (!hs_name_byte_plain(nb))
+			return 0;
+		ts = hs_trie_step(t, ts, nb);
+		fc = hs_framing_step(fc, nb, i);
+		if (ts == HS_TRIE_DEAD && !fc)
+			break;
+	}
+	s->seen++;
+	s->st.flags = HS_SF_PREV_LF;
+	s->st.req &= ~HS_RQ_PREV_FRAMING;
+	if (i == HS_FAST_NAME_BYTES) {
+		/* Still a possible match: on in NAME after those bytes, where
+		 * the line's first steps would have left it. */
+		s->mask_start = hs_off(pos + eol);
+		s->st.name_col = 0;
+		s->st.fcand = fc;
+		s->st.tstate = ts;
+		s->st.phase = HS_PH_NAME;
+		s->pos = hs_off(pos + eol + HS_FAST_NAME_BYTES);
+		return 1;
+	}
+	s->pos = hs_off(pos + eol + i + 1);
+	s->run_at = s->pos; /* a new kept line's rest */
+	return 1;
+}
+
+#endif /* HDRSTRIP_SCAN_FAST_H */
