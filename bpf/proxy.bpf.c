@@ -210,7 +210,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		removed += sc->rm.len[i];
 	}
 	cnt->headers_removed += sc->s.masked;
-	cnt->bytes_removed += removed;
+	cnt->removed_bytes += removed;
 	/*
 	 * Each pop splits the message's scatterlist, and TCP sends each piece
 	 * as a segment of its own: put what is left back in one piece (a copy

@@ -40,7 +40,7 @@
 	X(out_of_order, "Segments ahead of a gap outside a body (the on-error policy applied).")   \
 	/* Proxy mode (sockops + sk_msg on a cgroup). */                                           \
 	X(headers_removed, "Proxy mode: header field lines taken out of sent data.")               \
-	X(bytes_removed, "Proxy mode: bytes taken out of sent data.")                              \
+	X(removed_bytes, "Proxy mode: bytes taken out of sent data.")                              \
 	X(conns_preexisting, "Proxy mode: connections open before the attach, left alone.")        \
 	X(fastopen_unfiltered,                                                                     \
 	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "         \

@@ -11,7 +11,7 @@
                                            their continuation lines)
     proxy_tool.py removed LIST IN          "LINES BYTES" that proxy mode takes
                                            out of IN (headers_removed and
-                                           bytes_removed should grow by these)
+                                           removed_bytes should grow by these)
     proxy_tool.py body-length REQ          the length of REQ's body
     proxy_tool.py cookies < bpftool -j map dump of a sockhash
                                            the keys (socket cookies), one a line

@@ -444,7 +444,7 @@ step "echo: basic, whole, for the counters" pc "$S4" "$PORT_ECHO" --set basic --
 after=$(px_stats)
 step "what the basic set loses" to_file "$WORK/removed" pc "$S4" "$PORT_ECHO" --set basic --print-set
 read -r lines bytes <<<"$(proxy_tool removed "$LIST" "$WORK/removed")"
-for k in headers_removed:$lines bytes_removed:$bytes headers_matched:$lines flows_new:1 \
+for k in headers_removed:$lines removed_bytes:$bytes headers_matched:$lines flows_new:1 \
 	http_requests:1; do
 	c=${k%%:*}
 	assert_eq "$(($(counter "$c" <<<"$after") - $(counter "$c" <<<"$before")))" "${k#*:}" \
@@ -456,7 +456,7 @@ before=$(px_stats)
 step "echo: basic, one byte per send(), for the counters" pc "$S4" "$PORT_ECHO" --set basic \
 	--list "$LIST" --send bytes
 after=$(px_stats)
-for k in headers_removed:$lines bytes_removed:$bytes headers_seen:$seen http_requests:1; do
+for k in headers_removed:$lines removed_bytes:$bytes headers_seen:$seen http_requests:1; do
 	c=${k%%:*}
 	assert_eq "$(($(counter "$c" <<<"$after") - $(counter "$c" <<<"$before")))" "${k#*:}" \
 		"one byte per send(): $c grew by"
