@@ -99,7 +99,7 @@ prog_stat() { # ID FIELD
 
 counter_now() { # NAME: a counter of the attachment
 	"$HDRSTRIP" stats --cgroup "$CG" --json |
-		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"
 }
 
 # CPU time so far: of the cgroup's processes (wrk: its sends, the sk_msg

@@ -657,7 +657,8 @@ static int do_stats(const struct stats_opts *o)
 		free_found(f, n);
 		return EXIT_FAIL;
 	}
-	if (o->json && view_all(&o->target))
+	/* JSON is an array whatever was asked: one shape to parse. */
+	if (o->json)
 		printf("[\n");
 	for (int i = 0; i < n; i++) {
 		struct hs_counters c = { 0 };
@@ -678,7 +679,7 @@ static int do_stats(const struct stats_opts *o)
 				       (unsigned long long)v[k]);
 			if (o->per_header && print_hits(&f[i], 1))
 				rc = EXIT_FAIL;
-			printf("}%s\n", !view_all(&o->target) || i == n - 1 ? "" : ",");
+			printf("}%s\n", i == n - 1 ? "" : ",");
 			continue;
 		}
 		printf("%s:\n", f[i].d.name);
@@ -690,7 +691,7 @@ static int do_stats(const struct stats_opts *o)
 				rc = EXIT_FAIL;
 		}
 	}
-	if (o->json && view_all(&o->target))
+	if (o->json)
 		printf("]\n");
 	free_found(f, n);
 	return rc < 0 ? EXIT_OK : rc;

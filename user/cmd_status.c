@@ -302,15 +302,16 @@ static int do_status(const struct status_opts *o)
 		return rc;
 	if (all)
 		k = find_leftovers(f, n, &lo);
-	if (o->json && all)
+	/* JSON is an array whatever was asked: one shape to parse. */
+	if (o->json)
 		printf("[\n");
 	for (int i = 0; i < n; i++)
-		print_status(&f[i], o->json, !all || (i == n - 1 && !k));
+		print_status(&f[i], o->json, i == n - 1 && !k);
 	if (!n && !o->json)
 		printf("hdrstrip is not attached to any interface in this network namespace\n");
 	for (int i = 0; i < k; i++)
 		print_leftover(&lo[i], o->json, i == k - 1);
-	if (o->json && all)
+	if (o->json)
 		printf("]\n");
 	free(lo);
 	free_found(f, n);

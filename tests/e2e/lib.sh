@@ -593,7 +593,7 @@ drop_once_stat() {
 flows_map() { # NS DEV
 	local prog
 	prog=$(hs_in "$1" status "$2" --json | "$PYTHON" -c 'import json, sys
-print(json.load(sys.stdin)["hooks"][0]["prog_id"])') || return 1
+print(json.load(sys.stdin)[0]["hooks"][0]["prog_id"])') || return 1
 	bpftool -j prog show id "$prog" >"$WORK/prog.json" && bpftool -j map show >"$WORK/maps.json" ||
 		return 1
 	"$PYTHON" - "$WORK/prog.json" "$WORK/maps.json" <<'EOF'

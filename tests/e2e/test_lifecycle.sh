@@ -67,7 +67,7 @@ config_ids() {
 	local prog hook
 	hs_in "$1" status "$2" --json >"$WORK/st.json" || return 1
 	"$PYTHON" -c 'import json, sys
-for h in json.load(open(sys.argv[1]))["hooks"]:
+for h in json.load(open(sys.argv[1]))[0]["hooks"]:
     print(h["hook"], h["prog_id"])' "$WORK/st.json" | while read -r hook prog; do
 		bpftool -j prog show id "$prog" >"$WORK/prog.json" || return 1
 		"$PYTHON" - "$WORK/prog.json" "$hook" <<'EOF'

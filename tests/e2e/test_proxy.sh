@@ -219,7 +219,9 @@ prog=$(awk '$1 == "cgroup" && $2 == "program" { print $3 }' "$WORK/status")
 step "status --cgroup --json" to_file "$WORK/status.json" hs status --cgroup "$CG" --json
 step "status --json: cgroup, cgroup_id, hook" "$PYTHON" -c '
 import json, sys
-d = json.load(open(sys.argv[1]))
+docs = json.load(open(sys.argv[1]))
+assert isinstance(docs, list) and len(docs) == 1, docs
+d = docs[0]
 assert d["cgroup"] == sys.argv[2], d["cgroup"]
 assert d["cgroup_id"] == int(sys.argv[3]), d["cgroup_id"]
 assert [h["hook"] for h in d["hooks"]] == ["cgroup"], d["hooks"]
@@ -511,7 +513,7 @@ for l in b a; do
 done
 expect_exit 2 "update with a bad list" hs update --cgroup "$CG" --headers "$WORK/no-such-list"
 step "after a bad update, list a still applies" pc "$S4" "$PORT_ECHO" --set update --list "$WORK/a"
-gen0=$(hs status --cgroup "$CG" --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["generation"])')
+gen0=$(hs status --cgroup "$CG" --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0]["generation"])')
 rm -f "$WORK/stop"
 UPD_PIDS=() UPD_NAMES=()
 for spec in "one whole" "new whole" "one pipelined"; do
@@ -541,7 +543,7 @@ for i in "${!UPD_PIDS[@]}"; do
 	[ "$rc" -eq 0 ] || fail "update under traffic: ${UPD_NAMES[$i]} failed (exit $rc): $(cat "$f")"
 	log "ok: ${UPD_NAMES[$i]}: $(tail -n 1 "$f")"
 done
-gen1=$(hs status --cgroup "$CG" --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["generation"])')
+gen1=$(hs status --cgroup "$CG" --json | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0]["generation"])')
 assert_eq "$((gen1 - gen0))" "$SWITCHES" "generation grew by one per update"
 step "after the updates, list a applies" pc "$S4" "$PORT_ECHO" --set update --list "$WORK/a"
 step "back to the main list" hs update --cgroup "$CG" --headers "$LIST"

@@ -27,7 +27,7 @@ def status(argv):
         return None
     if rc != 0:
         sys.exit("status failed (exit %d): %s" % (rc, out.strip()))
-    st = json.loads(out)
+    st = json.loads(out)[0]
     return st["list"], {h["hook"]: h["prog_id"] for h in st["hooks"]}
 
 

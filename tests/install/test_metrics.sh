@@ -65,6 +65,8 @@ step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/famili
 import json, re, sys
 fams = json.load(open(sys.argv[1]))
 stats = json.load(open(sys.argv[2]))
+assert isinstance(stats, list) and len(stats) == 1, stats
+stats = stats[0]
 dev, ns = sys.argv[3], sys.argv[4]
 version = sys.argv[6]
 want_actions = {"x-internal-auth": "mask", "x-edge-*": "mask", 'x-q"uote': "mask",
@@ -163,7 +165,8 @@ step "status --json" to_file "$WORK/status-odd.json" hs_s status "$SDEV" --json
 step "status --json is UTF-8 JSON and names the file" "$PYTHON" -c '
 import json, sys
 st = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
-st = st[0] if isinstance(st, list) else st
+assert isinstance(st, list) and len(st) == 1, st
+st = st[0]
 assert st["list"].endswith("/list-\u00ff-\u00e9.txt"), st["list"]
 ' "$WORK/status-odd.json"
 

@@ -21,7 +21,7 @@ topo_setup
 svc() { "$SVC" -n "$SNS" -c "$WORK/dev.conf" "$@" "$SDEV"; }
 status_json() { hs_s status "$SDEV" --json; }
 field() { # KEY: from 'status --json'
-	status_json | "$PYTHON" -c 'import json,sys; v=json.load(sys.stdin)[sys.argv[1]]; print(" ".join(h["hook"] for h in v) if isinstance(v, list) else v)' "$1"
+	status_json | "$PYTHON" -c 'import json,sys; v=json.load(sys.stdin)[0][sys.argv[1]]; print(" ".join(h["hook"] for h in v) if isinstance(v, list) else v)' "$1"
 }
 
 printf 'x-internal-auth\nx-edge-id\n' >"$WORK/list1.txt"
