@@ -53,6 +53,12 @@ int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc)
 		return -1;
 	case '?':
 		refused_name(argv, name, sizeof(name));
+		if (optopt >= OPT_HEADERS) {
+			/* One of @c's own, given "=VALUE" it does not take. */
+			pr_err("%s: %s takes no value", c->name, name);
+			*rc = usage_out(c->usage, 0);
+			return -1;
+		}
 		for (const struct option *o = all_options; o->name && name[1] == '-'; o++)
 			if (!strcmp(o->name, name + 2)) {
 				pr_err("%s: %s does not apply (%s)", c->name, name,

@@ -424,6 +424,16 @@ for opt in "--ports 80" "--on-error pass" "--headers $INTERNAL" "--flows 100" "-
 	first_line err "hdrstrip: detach: ${opt%% *} does not apply (detach takes DEV (and --hook), --cgroup PATH or --cgroup-id ID only)"
 done
 
+t "attach, update, detach: an unknown option, a value missing or given to a flag, named"
+run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --bogus=1
+first_line err "hdrstrip: attach: unknown option '--bogus'"
+run 2 "$HDRSTRIP" update hs-nodev0 --headers
+first_line err "hdrstrip: update: --headers needs a value"
+run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --no-fold-underscore=1
+first_line err "hdrstrip: attach: --no-fold-underscore takes no value"
+run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --cgroup-id 5
+first_line err "hdrstrip: attach: --cgroup-id does not apply (see --help)"
+
 t "--ports: an empty item, a sign or a blank is a typo, not a list"
 for p in "80," ",80" "80,,81" "+80" " 80" "80-" "-80" "0" "65536" "80-79" "8o" "080000"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --ports "$p"
