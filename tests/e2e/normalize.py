@@ -312,19 +312,24 @@ def reorder_body(t):
     t.expect(r1 + body, r2)
 
 
-@case("reorder-head", 12, "a header block in three segments sent 1, 3, 2")
-def reorder_head(t):
-    c = t.conn()
-    if not c:
-        return
-    r = req(t.host, [b"X-One: 1", t.internal(), b"X-Three: 3"], target=b"/ooo")
-    a, b = r.index(b"X-One"), r.index(b"X-Three")
+def send_1_3_2(t, c, r, a, b):
+    """@r in three segments, [:a], [b:] and [a:b], sent in that order: the
+    second is ahead of the gap the third fills. Then the answer."""
     t.must_ack(c, c.send(r[:a]), "segment 1")
     c.segment(r[b:], off=b)
     c.quiet(0.02)
     c.segment(r[a:b], off=a)
     t.must_ack(c, c.wait_ack(c.snd_max), "segments 2 and 3")
     t.answers(c, 1)
+
+
+@case("reorder-head", 12, "a header block in three segments sent 1, 3, 2")
+def reorder_head(t):
+    c = t.conn()
+    if not c:
+        return
+    r = req(t.host, [b"X-One: 1", t.internal(), b"X-Three: 3"], target=b"/ooo")
+    send_1_3_2(t, c, r, r.index(b"X-One"), r.index(b"X-Three"))
     t.expect(r)
 
 
@@ -353,12 +358,7 @@ def pass_ahead_split(t):
     r = req(t.host, [b"X-One: 1", t.internal(), b"X-Three: 3"], target=b"/ooo-split")
     a = r.index(NAME)
     cut = a + 6
-    t.must_ack(c, c.send(r[:a]), "segment 1")
-    c.segment(r[cut:], off=cut)
-    c.quiet(0.02)
-    c.segment(r[a:cut], off=a)
-    t.must_ack(c, c.wait_ack(c.snd_max), "segments 2 and 3")
-    t.answers(c, 1)
+    send_1_3_2(t, c, r, a, cut)
     t.expect(r[:a] + check_report.FILL.encode()[:cut - a] + r[cut:])
 
 
