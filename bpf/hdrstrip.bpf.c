@@ -12,6 +12,7 @@
 #include <hdrstrip/scan.h>
 
 #include "ctx.h"
+#include "events.h"
 #include "maps.bpf.h"
 #include "normalize.h"
 #include "parse.h"
@@ -60,7 +61,8 @@ struct scratch {
 	__u32 s_win;
 	__u32 s_payload;
 	__u32 s_flags;
-	__u32 s_reserved;
+	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
+	struct hs_event ev; /* the template of this packet's events */
 };
 
 struct {
@@ -101,6 +103,8 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 
 	if (!sc || !t)
 		return 0;
+	c.ev = &sc->ev;
+	c.key = &sc->pk.key;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
 	sc->s.opts = sc->p_opts;
 	sc->done = 0;
@@ -322,6 +326,7 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		add_seg_counts(cnt, &sc->w);
 		if (r == HS_SEG_DROP) {
 			cnt->packets_dropped++; /* a drop rule */
+			sc->why = HS_EVR_RULE;
 			return HS_VERDICT_DROP;
 		}
 		return HS_VERDICT_PASS;
@@ -329,6 +334,9 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	add_seg_counts(cnt, &sc->w);
 	if (r == HS_SEG_DROP) {
 		cnt->packets_dropped++;
+		sc->why = sc->w.why == HS_WHY_NONE	  ? HS_EVR_RULE
+			  : sc->w.why == HS_WHY_UNTRACKED ? HS_EVR_UNTRACKED
+							  : HS_EVR_INVALID;
 		return HS_VERDICT_DROP;
 	}
 	if (r == HS_SEG_POLICY) {
@@ -427,6 +435,7 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 	if (!sc || !cfg || !cnt)
 		return 1;
 	pk = &sc->pk;
+	sc->why = HS_EVR_INVALID;
 	if (!pk->ipv6 && norm_ip4_csum(ctx, pk, xdp)) {
 		cnt->bad_checksum++;
 		cnt->packets_dropped++;
@@ -438,6 +447,7 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 		cnt->packets_dropped++;
 		return 1;
 	}
+	sc->why = HS_EVR_URGENT;
 	if (sc->csum_class == NORM_CSUM_OFFLOAD)
 		cnt->csum_unchecked++;
 	sc->csum_acc = 0;
@@ -450,6 +460,7 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 		}
 		pk->tcp_flags &= ~HS_TCP_URG;
 	}
+	sc->why = HS_EVR_ON_ERROR;
 	return 0;
 }
 
@@ -492,20 +503,19 @@ __attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc
 	return parse(ctx, sc, big, CTX_SKB);
 }
 
-static __always_inline enum hs_verdict process(void *ctx, const int xdp)
+static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc, const int xdp)
 {
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
 	const struct hs_trie *t;
-	struct scratch *sc;
 	struct pkt *pk;
-	__u32 len, sk = xdp ? 0 : 1, big = 0;
+	__u32 len, big = 0;
 	enum hs_verdict v;
 	int r;
 
-	sc = bpf_map_lookup_elem(&scratch, &sk);
 	if (maps_lookup(&cfg, &cnt) || !sc)
 		return HS_VERDICT_PASS;
+	sc->why = HS_EVR_ON_ERROR;
 	cnt->packets++;
 	pk = &sc->pk;
 
@@ -580,6 +590,24 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	}
 	cnt->packets_modified++;
 	return HS_VERDICT_PASS;
+}
+
+/*
+ * The packet's verdict; a packet dropped for another reason than a drop
+ * rule (whose line made its own event) makes an event without a name.
+ */
+static __always_inline enum hs_verdict process(void *ctx, const int xdp)
+{
+	__u32 sk = xdp ? 0 : 1;
+	struct scratch *sc = bpf_map_lookup_elem(&scratch, &sk);
+	enum hs_verdict v;
+
+	if (!sc)
+		return HS_VERDICT_PASS;
+	v = process_pkt(ctx, sc, xdp);
+	if (v == HS_VERDICT_DROP && sc->why != HS_EVR_RULE)
+		event_drop(&sc->ev, &sc->pk.key, (__u8)sc->why);
+	return v;
 }
 
 SEC("xdp")

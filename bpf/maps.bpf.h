@@ -9,6 +9,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
+#include <hdrstrip/events.h>
 #include <hdrstrip/maps.h>
 
 struct {
@@ -38,6 +39,20 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } header_hits SEC(".maps");
+
+/* Match events (bpf/events.h): the ring buffer 'hdrstrip events' reads, and
+ * each CPU's token bucket for --event-rate. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, HS_EVENTS_RING_BYTES);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hs_event_bucket);
+} event_bucket SEC(".maps");
 
 /*
  * The config and the counters every program starts from: 0, or -1 when

@@ -46,6 +46,8 @@ struct pscratch {
 	struct hs_scan s;
 	struct scan_rm rm; /* the lines to take out */
 	__u32 done; /* SCAN_DONE, SCAN_RM_FULL (scan_loop.h) */
+	struct hs_flow_key key; /* the connection: the proxy's socket, its upstream */
+	struct hs_event ev; /* the template of this send's events */
 };
 
 struct {
@@ -105,14 +107,17 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
 		/*
-		 * Never true in practice; it keeps the trie and header_hits in
-		 * this program's map list beside config and counters, so that
-		 * every command finds all of them from the cgroup's attachment
-		 * (program -> map ids), with or without pins.
+		 * Never true in practice; it keeps the trie, header_hits and
+		 * the event maps in this program's map list beside config and
+		 * counters, so that every command finds all of them from the
+		 * cgroup's attachment (program -> map ids), with or without
+		 * pins.
 		 */
 		if (skops->op == 0xffffffff) {
 			bpf_map_lookup_elem(&trie, &key);
 			bpf_map_lookup_elem(&header_hits, &key);
+			bpf_map_lookup_elem(&event_bucket, &key);
+			bpf_ringbuf_query(&events, 0);
 		}
 		return 1;
 	}
@@ -131,16 +136,38 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
  * policy sent whole, with the rest of the connection scanned line by
  * line. Its apply and cork counts are reset, as on every run (below).
  */
-static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss,
+static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss, struct pscratch *sc,
 				   const struct hs_config *cfg, struct hs_counters *cnt)
 {
 	cnt->scan_incomplete++;
-	if (policy_drops(cfg, cnt))
+	if (policy_drops(cfg, cnt)) {
+		event_drop(&sc->ev, &sc->key, HS_EVR_ON_ERROR);
 		return SK_DROP;
+	}
 	hs_stream_untrack(&ss->st);
 	bpf_msg_apply_bytes(msg, 0);
 	bpf_msg_cork_bytes(msg, 0);
 	return SK_PASS;
+}
+
+/* The connection of @msg, as events carry it: from the proxy's socket to
+ * its upstream. */
+static __always_inline void msg_key(struct sk_msg_md *msg, struct hs_flow_key *k)
+{
+	int i;
+
+	k->family = msg->family == 10 /* AF_INET6 */ ? 6 : 4;
+	if (k->family == 4) {
+		k->saddr[0] = msg->local_ip4;
+		k->daddr[0] = msg->remote_ip4;
+	} else {
+		for (i = 0; i < 4; i++) {
+			k->saddr[i] = msg->local_ip6[i];
+			k->daddr[i] = msg->remote_ip6[i];
+		}
+	}
+	k->sport = bpf_htons((__u16)msg->local_port);
+	k->dport = bpf_htons((__u16)bpf_ntohl(msg->remote_port));
 }
 
 SEC("sk_msg")
@@ -174,6 +201,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		cnt->scan_incomplete++;
 		return policy_drops(cfg, cnt) ? SK_DROP : SK_PASS;
 	}
+	msg_key(msg, &sc->key);
 	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
 	sc->s.opts = HS_OPT_REMOVE | (cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0);
 	sc->rm.n = 0;
@@ -181,6 +209,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.sc = sc;
 	c.t = t;
 	c.ctx = msg;
+	c.ev = &sc->ev;
+	c.key = &sc->key;
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
 	/* A held line's name is counted again when it is scanned again. */
@@ -192,10 +222,11 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	if (sc->s.st.phase == HS_PH_HALT) {
 		policy_drops(cfg, cnt); /* it halts only under the drop policy */
+		event_drop(&sc->ev, &sc->key, HS_EVR_ON_ERROR);
 		return SK_DROP;
 	}
 	if (!sc->done)
-		return give_up(msg, ss, cfg, cnt);
+		return give_up(msg, ss, sc, cfg, cnt);
 
 	/* Take the lines out, last first: earlier offsets stay valid. */
 	for (i = HS_MAX_RM - 1; i >= 0; i--) {
@@ -236,7 +267,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 			 * bytes will never decide it, and corking would hold
 			 * the connection for good. It cannot be inspected.
 			 */
-			return give_up(msg, ss, cfg, cnt);
+			return give_up(msg, ss, sc, cfg, cnt);
 		}
 		ss->st = sc->s.line_snap;
 		bpf_msg_apply_bytes(msg, keep);
@@ -251,7 +282,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		 * there is nothing to pass while the rest waits for the next
 		 * run, and an apply count of 0 would pass all of it unseen.
 		 */
-		return give_up(msg, ss, cfg, cnt);
+		return give_up(msg, ss, sc, cfg, cnt);
 	}
 	hs_scan_finish(&sc->s, &ss->st);
 	/* The rest of a message the run did not reach comes back in a new run. */

@@ -14,6 +14,7 @@
 #include <hdrstrip/maps.h>
 #include <hdrstrip/scan.h>
 
+#include "events.h"
 #include "maps.bpf.h"
 
 /*
@@ -74,7 +75,36 @@ struct scan_arg {
 	void *sc; /* the program's per-CPU scratch */
 	const struct hs_trie *t;
 	void *ctx; /* the program's context: where the buffer is */
+	struct hs_event *ev; /* the event template, in the scratch */
+	const struct hs_flow_key *key; /* the connection, for events */
 };
+
+/* The match @s just made, as an event: its rule, its action and the name's
+ * first bytes as received. */
+static __always_inline void scan_event(const struct scan_arg *c, const struct hs_scan *s,
+				       void *data, void *data_end)
+{
+	struct hs_event *ev = c->ev;
+	const struct hs_trie *t = c->t;
+	__u32 off = s->name_off, len = s->name_len & 0xff;
+	__u8 act;
+
+	if (!ev || !t)
+		return;
+	act = t->rules[(s->rule - 1) & (HS_MAX_NAMES - 1)].action;
+	ev->rule = s->rule;
+	ev->generation = t->generation;
+	ev->action = act;
+	ev->reason = act == HS_ACT_DROP ? HS_EVR_RULE : HS_EVR_NONE;
+	if (len > HS_EVENT_NAME_MAX)
+		len = HS_EVENT_NAME_MAX;
+	if ((__u8 *)data + off + len > (__u8 *)data_end)
+		len = 0;
+	ev->name_len = (__u8)len;
+	if (len)
+		bpf_probe_read_kernel(ev->name, len, (__u8 *)data + off);
+	event_emit(ev, c->key);
+}
 
 /*
  * One bpf_loop() call's work: up to HS_STEPS_PER_CALL steps of @s over the
@@ -102,6 +132,7 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
 			continue;
 		if (r == HS_STEP_MATCH) {
 			count_hit(c->t, s->rule);
+			scan_event(c, s, data, data_end);
 			if (s->st.phase != HS_PH_DROPPED)
 				continue;
 		} else if (r == HS_STEP_REMOVE && rm) {

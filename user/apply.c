@@ -9,10 +9,13 @@
 #include <string.h>
 #include <time.h>
 
+#include <bpf/libbpf.h>
+
 #include "apply.h"
 #include "log.h"
 #include "compile.h"
 #include "slots.h"
+#include <hdrstrip/events.h>
 #include <hdrstrip/flow.h>
 
 /*
@@ -96,6 +99,19 @@ void ports_format(const __u64 *bitmap, char *buf, size_t size)
 
 /* The config of fresh maps, before what the command asks: the defaults
  * attach's --help names. */
+/* Each CPU's share of @rate events a second (its token bucket's), rounded
+ * up: the whole device never sends more than @rate plus a CPU or two. */
+static __u32 event_cpu_rate(__u32 rate)
+{
+	int n = libbpf_num_possible_cpus();
+
+	if (!rate)
+		return 0;
+	if (n <= 0)
+		n = 1;
+	return (rate + (__u32)n - 1) / (__u32)n;
+}
+
 static void config_defaults(struct hs_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -104,6 +120,7 @@ static void config_defaults(struct hs_config *cfg)
 	cfg->untracked = HS_POLICY_SCAN;
 	cfg->urgent = HS_URGENT_CLEAR;
 	cfg->flows = HS_FLOWS_DEFAULT;
+	cfg->event_rate = HS_EVENT_RATE_DEFAULT;
 }
 
 int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
@@ -190,6 +207,9 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		cfg.flows = o->flows;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
+	if (o->event_rate >= 0)
+		cfg.event_rate = (__u32)o->event_rate;
+	cfg.event_cpu_rate = event_cpu_rate(cfg.event_rate);
 	*next = cfg;
 	return 0;
 }

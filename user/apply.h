@@ -14,6 +14,7 @@ struct apply_opts {
 	int untracked; /* enum hs_policy, -1: keep */
 	int urgent; /* enum hs_urgent, -1: keep */
 	__u32 flows; /* 0: keep */
+	long event_rate; /* events a second, -1: keep */
 	int qdisc_created; /* -1: keep */
 };
 

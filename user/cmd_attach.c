@@ -18,6 +18,7 @@ static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
+	"                       [--event-rate N]\n"
 	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
@@ -39,6 +40,8 @@ static const char attach_usage[] =
 	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
 	"  --flows N             connections tracked per hook (16..1048576, default 32768; each\n"
 	"                        takes about 928 bytes of kernel memory, taken at attach)\n"
+	"  --event-rate N        match events a second at most, all CPUs together ('hdrstrip\n"
+	"                        events'; default 2000, 0: none); the rest are counted\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
@@ -78,9 +81,9 @@ static const struct attach_opts defaults_attach = {
 };
 
 static const struct option attach_options[] = {
-	OPTION_HEADERS,	 OPTION_HOOK,	   OPTION_XDP_MODE, OPTION_PORTS,
-	OPTION_ON_ERROR, OPTION_UNTRACKED, OPTION_URGENT,   OPTION_FLOWS,
-	OPTION_CGROUP,	 OPTION_NOFOLD,	   OPTION_HELP,	    { 0 },
+	OPTION_HEADERS,	   OPTION_HOOK,	  OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
+	OPTION_UNTRACKED,  OPTION_URGENT, OPTION_FLOWS,	   OPTION_CGROUP, OPTION_NOFOLD,
+	OPTION_EVENT_RATE, OPTION_HELP,	  { 0 },
 };
 
 static const char *attach_why_not(int opt)

@@ -124,6 +124,7 @@ static void print_status(const struct found *f, int json, int last)
 		       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked),
 		       hs_urgent_name(f->cfg.urgent), f->cfg.flows);
 		json_str(f->d.pin_dir);
+		printf(",\"event_rate\":%u", f->cfg.event_rate);
 		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
 		if (f->split)
 			printf(",\"split\":true");
@@ -154,6 +155,11 @@ static void print_status(const struct found *f, int json, int last)
 		printf("  urgent      %s\n", hs_urgent_name(f->cfg.urgent));
 	if (f->cfg.flows)
 		printf("  flows       %u connections per hook\n", f->cfg.flows);
+	if (f->cfg.event_rate)
+		printf("  events      %u a second at most ('hdrstrip events %s')\n",
+		       f->cfg.event_rate, f->d.cgroup ? "--cgroup PATH" : f->d.name);
+	else
+		printf("  events      none (--event-rate 0)\n");
 	if (pinned_here(f))
 		printf("  pins        %s\n", f->d.pin_dir);
 	else

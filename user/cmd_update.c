@@ -14,7 +14,7 @@
 
 static const char update_usage[] =
 	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
-	"                       [--untracked scan|pass|drop] [--urgent clear|drop]\n"
+	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--event-rate N]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
@@ -31,9 +31,8 @@ static const struct update_opts defaults_update = {
 };
 
 static const struct option update_options[] = {
-	OPTION_HEADERS,	  OPTION_PORTS,	 OPTION_ON_ERROR,
-	OPTION_UNTRACKED, OPTION_URGENT, OPTION_CGROUP,
-	OPTION_NOFOLD,	  OPTION_HELP,	 { 0 },
+	OPTION_HEADERS, OPTION_PORTS,  OPTION_ON_ERROR,	  OPTION_UNTRACKED, OPTION_URGENT,
+	OPTION_CGROUP,	OPTION_NOFOLD, OPTION_EVENT_RATE, OPTION_HELP,	    { 0 },
 };
 
 static const char *update_why_not(int opt)

@@ -20,6 +20,17 @@
 #include "loader.h"
 #include "vlog.h"
 
+/* The skeleton's maps a device's hooks share, in struct dev_maps' order. */
+#define N_SKEL_MAPS 6
+static void skel_maps(struct hdrstrip *skel, struct bpf_map **maps)
+{
+	struct bpf_map *all[N_SKEL_MAPS] = { skel->maps.trie,	  skel->maps.config,
+					     skel->maps.counters, skel->maps.header_hits,
+					     skel->maps.events,	  skel->maps.event_bucket };
+
+	memcpy(maps, all, sizeof(all));
+}
+
 /* Open the skeleton with its shared maps bound to @m (NULL: its own, made
  * at load), and only the program of @hook set to load (-1: none). */
 static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_program **keep_out,
@@ -31,11 +42,13 @@ static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_prog
 	if (!skel)
 		return NULL;
 	if (m) {
-		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
-					   skel->maps.header_hits };
+		struct bpf_map *maps[N_SKEL_MAPS];
 
-		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
+		skel_maps(skel, maps);
+		r = dev_maps_reuse(m, maps, N_SKEL_MAPS);
 	}
+	if (hook >= 0)
+		skel->rodata->event_hook = (__u8)hook;
 	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HS_HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
 				  hook == HS_HOOK_TC_INGRESS || hook == HS_HOOK_TC_EGRESS);
@@ -65,10 +78,10 @@ int maps_create(const struct dev *d, struct dev_maps *m)
 	bpf_map__set_max_entries(skel->maps.flows, 1);
 	r = hdrstrip__load(skel);
 	if (!r) {
-		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
-					   skel->maps.header_hits };
+		struct bpf_map *maps[N_SKEL_MAPS];
 
-		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
+		skel_maps(skel, maps);
+		r = dev_maps_dup(m, maps, N_SKEL_MAPS);
 	}
 	hdrstrip__destroy(skel);
 	return r;

@@ -53,13 +53,13 @@ void dev_by_name(const char *name, struct dev *d);
 /* Map fds of one device's state; -1 when not open. socks: proxy mode's
  * sockhash (-1 for an interface). */
 struct dev_maps {
-	int trie, config, counters, header_hits, socks;
+	int trie, config, counters, header_hits, events, event_bucket, socks;
 };
 
 void dev_maps_init(struct dev_maps *m);
 void dev_maps_close(struct dev_maps *m);
 /* A skeleton's maps, in struct dev_maps' order (trie, config, counters,
- * header_hits, socks; the first @n): bound to @m's fds before load, so its
+ * header_hits, events, event_bucket, socks; the first @n): bound to @m's fds before load, so its
  * programs use the device's maps; or copied into @m after load, to outlive
  * the skeleton. */
 struct bpf_map;

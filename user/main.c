@@ -27,6 +27,7 @@ static const struct cmd cmds[] = {
 	{ "detach", cmd_detach, "detach hdrstrip from an interface" },
 	{ "status", cmd_status, "show where hdrstrip is attached" },
 	{ "stats", cmd_stats, "show hdrstrip's counters" },
+	{ "events", cmd_events, "show match events: who sent internal fields" },
 	{ "compile", cmd_compile, "validate a header list and build its trie" },
 	{ "check", cmd_check, "look header names up in a header list" },
 };

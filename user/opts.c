@@ -10,14 +10,15 @@
 #include "cli.h"
 #include "loader.h"
 #include "opts.h"
+#include <hdrstrip/events.h>
 #include <hdrstrip/flow.h>
 
 /* Every device command's options: an option one command does not take is
  * named as another's (and refused), never ignored. */
 static const struct option all_options[] = {
-	OPTION_HEADERS,	 OPTION_HOOK,	   OPTION_XDP_MODE,  OPTION_PORTS,
-	OPTION_ON_ERROR, OPTION_UNTRACKED, OPTION_URGENT,    OPTION_FLOWS,
-	OPTION_CGROUP,	 OPTION_NOFOLD,	   OPTION_CGROUP_ID, { 0 },
+	OPTION_HEADERS,	  OPTION_HOOK,	     OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
+	OPTION_UNTRACKED, OPTION_URGENT,     OPTION_FLOWS,    OPTION_CGROUP, OPTION_NOFOLD,
+	OPTION_CGROUP_ID, OPTION_EVENT_RATE, { 0 },
 };
 
 /* The option getopt_long refused, as it was written: "--name" (without
@@ -165,6 +166,22 @@ static unsigned long long mem_available(void)
 
 /* --flows N: a count in 16..HS_FLOWS_MAX, whose table fits in half the
  * memory available. */
+int opt_event_rate(const struct dev_cmd *c, const char *arg, long *out)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] < '0' || arg[0] > '9' || n > HS_EVENT_RATE_MAX) {
+		pr_err("%s: bad --event-rate '%s' (match events a second, 0..%u; 0 sends none)",
+		       c->name, arg, HS_EVENT_RATE_MAX);
+		return EXIT_USAGE;
+	}
+	*out = (long)n;
+	return -1;
+}
+
 int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out)
 {
 	unsigned long long cost, avail;
@@ -213,6 +230,8 @@ int opt_settings(const struct dev_cmd *c, int opt, struct list_settings *s)
 	case OPT_NOFOLD:
 		s->list.fold_underscore = 0;
 		return -1;
+	case OPT_EVENT_RATE:
+		return opt_event_rate(c, optarg, &s->event_rate);
 	default:
 		return -2;
 	}
@@ -226,6 +245,7 @@ void settings_apply_opts(const struct list_settings *s, struct apply_opts *ap)
 		.on_error = s->on_error,
 		.untracked = s->untracked,
 		.urgent = s->urgent,
+		.event_rate = s->event_rate,
 		.qdisc_created = -1,
 	};
 }

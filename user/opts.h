@@ -30,6 +30,7 @@ enum dev_opt {
 	OPT_CGROUP,
 	OPT_NOFOLD,
 	OPT_CGROUP_ID,
+	OPT_EVENT_RATE,
 };
 
 /* The option entries of getopt_long's table, one per option, for the
@@ -78,6 +79,10 @@ enum dev_opt {
 	{                                                                                          \
 		"cgroup-id", required_argument, NULL, OPT_CGROUP_ID                                \
 	}
+#define OPTION_EVENT_RATE                                                                          \
+	{                                                                                          \
+		"event-rate", required_argument, NULL, OPT_EVENT_RATE                              \
+	}
 #define OPTION_HELP                                                                                \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
@@ -112,12 +117,13 @@ struct list_settings {
 	int on_error; /* enum hs_policy */
 	int untracked; /* enum hs_policy */
 	int urgent; /* enum hs_urgent */
+	long event_rate; /* events a second */
 	struct hs_list_opts list;
 };
 
 #define LIST_SETTINGS_DEFAULTS                                                                     \
 	{                                                                                          \
-		.on_error = -1, .untracked = -1, .urgent = -1,                                     \
+		.on_error = -1, .untracked = -1, .urgent = -1, .event_rate = -1,                   \
 		.list = { .fold_underscore = -1, .warn = list_warn },                              \
 	}
 
@@ -138,6 +144,7 @@ int opt_on_error(const struct dev_cmd *c, const char *arg, int *out);
 int opt_untracked(const struct dev_cmd *c, const char *arg, int *out);
 int opt_urgent(const struct dev_cmd *c, const char *arg, int *out);
 int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out);
+int opt_event_rate(const struct dev_cmd *c, const char *arg, long *out);
 
 /*
  * What the command acts on: DEV, the one operand, or a cgroup given by

@@ -24,7 +24,19 @@
 #include "loader.h"
 #include "proxy.skel.h"
 
-/* The skeleton with its five maps bound to @m (NULL: its own), and its
+/* The skeleton's maps, in struct dev_maps' order (all seven). */
+#define N_PROXY_MAPS 7
+static void proxy_maps(struct hdrstrip_proxy *skel, struct bpf_map **maps)
+{
+	struct bpf_map *all[N_PROXY_MAPS] = { skel->maps.trie,	   skel->maps.config,
+					      skel->maps.counters, skel->maps.header_hits,
+					      skel->maps.events,   skel->maps.event_bucket,
+					      skel->maps.socks };
+
+	memcpy(maps, all, sizeof(all));
+}
+
+/* The skeleton with its seven maps bound to @m (NULL: its own), and its
  * programs set to load or not. */
 static struct hdrstrip_proxy *proxy_open(const struct dev_maps *m, int load_progs)
 {
@@ -34,11 +46,12 @@ static struct hdrstrip_proxy *proxy_open(const struct dev_maps *m, int load_prog
 	if (!skel)
 		return NULL;
 	if (m) {
-		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
-					   skel->maps.header_hits, skel->maps.socks };
+		struct bpf_map *maps[N_PROXY_MAPS];
 
-		r = dev_maps_reuse(m, maps, HS_ARRAY_SIZE(maps));
+		proxy_maps(skel, maps);
+		r = dev_maps_reuse(m, maps, N_PROXY_MAPS);
 	}
+	skel->rodata->event_hook = HS_HOOK_CGROUP;
 	bpf_program__set_autoload(skel->progs.hdrstrip_sockops, load_progs);
 	bpf_program__set_autoload(skel->progs.hdrstrip_msg, load_progs);
 	if (r) {
@@ -59,10 +72,10 @@ int proxy_maps_create(struct dev_maps *m)
 		return -errno;
 	r = hdrstrip_proxy__load(skel);
 	if (!r) {
-		struct bpf_map *maps[] = { skel->maps.trie, skel->maps.config, skel->maps.counters,
-					   skel->maps.header_hits, skel->maps.socks };
+		struct bpf_map *maps[N_PROXY_MAPS];
 
-		r = dev_maps_dup(m, maps, HS_ARRAY_SIZE(maps));
+		proxy_maps(skel, maps);
+		r = dev_maps_dup(m, maps, N_PROXY_MAPS);
 	}
 	hdrstrip_proxy__destroy(skel);
 	return r;

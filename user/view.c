@@ -52,12 +52,19 @@ static int utf8_len(const unsigned char *s)
  * code point of its value (\u00XX), so the output is always valid JSON. */
 void json_str(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	json_strn(s, strlen(s));
+}
+
+void json_strn(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 
 	putchar('"');
-	while (*p) {
+	while (p < end) {
 		int n = *p >= 0x80 ? utf8_len(p) : 1;
 
+		if (n > end - p)
+			n = 0; /* a sequence cut at the end */
 		if (*p == '"' || *p == '\\')
 			printf("\\%c", *p);
 		else if (*p < 0x20 || !n)

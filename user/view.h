@@ -82,6 +82,8 @@ void free_found(struct found *f, int n);
 
 /* @s as a JSON string, quotes included. */
 void json_str(const char *s);
+/* The @len bytes at @s (NUL bytes escaped), and @s[@len] readable. */
+void json_strn(const char *s, size_t len);
 /* The name of the network namespace @ino in /run/netns, or "". */
 void netns_name(__u64 ino, char *buf, size_t size);
 /* @ns (since the epoch) as an ISO 8601 UTC time. */

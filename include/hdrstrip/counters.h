@@ -68,7 +68,12 @@
 		    "applied).")                                                                   \
 	X(malformed,                                                                               \
 	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows "        \
-	  "(the on-error policy applied).")
+	  "(the on-error policy applied).")                                                        \
+	/* Match events (hdrstrip events). */                                                      \
+	X(events, "Match events written to the device's ring buffer.")                             \
+	X(events_dropped,                                                                          \
+	  "Match events not written: over the --event-rate limit, or the ring buffer full "        \
+	  "(nobody reading).")
 
 /*
  * A per-CPU array with one element of this struct, so bpftool prints every

@@ -8,6 +8,7 @@
 
 #include "portable.h"
 #include "counters.h"
+#include "events.h"
 #include "limits.h"
 #include "names.h"
 #include "trie.h"
@@ -17,6 +18,8 @@
 #define HS_MAP_CONFIG "config"
 #define HS_MAP_COUNTERS "counters"
 #define HS_MAP_HEADER_HITS "header_hits"
+#define HS_MAP_EVENTS "events" /* match events' ring buffer (events.h) */
+#define HS_MAP_EVENT_BUCKET "event_bucket" /* and each CPU's token bucket */
 #define HS_MAP_SOCKS "socks" /* proxy mode: the connections being filtered */
 
 /* Two trie slots: the loader writes the idle one, then flips config. */
@@ -96,9 +99,11 @@ struct hs_config {
 	char ifname[16];
 	char list_path[256];
 	__u64 ports[HS_PORT_WORDS]; /* bitmap of inspected TCP destination ports */
+	__u32 event_rate; /* --event-rate: events a second, all CPUs (0: none) */
+	__u32 event_cpu_rate; /* ... each CPU's share, rounded up: what the program reads */
 };
 
 _Static_assert(__builtin_offsetof(struct hs_config, ports) == 320, "hs_config layout");
-_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8, "hs_config size");
+_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 8, "hs_config size");
 
 #endif /* HDRSTRIP_MAPS_H */

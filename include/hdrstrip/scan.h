@@ -221,6 +221,11 @@ struct hs_scan {
 	__u8 hold; /* the buffer ends in a line not decided yet, from line_start */
 	__u8 run_phase;
 	__u8 reserved3[2];
+	/* HS_STEP_MATCH: the matched name's bytes in this buffer (up to the
+	 * colon or line end), for the caller's match event. */
+	__u16 name_off;
+	__u16 name_len;
+	__u8 reserved4[4];
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -237,7 +242,7 @@ struct hs_scan {
  */
 #define HS_OPT_REMOVE 0x4
 
-_Static_assert(sizeof(struct hs_scan) == 152, "hs_scan layout");
+_Static_assert(sizeof(struct hs_scan) == 160, "hs_scan layout");
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a

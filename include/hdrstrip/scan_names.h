@@ -169,6 +169,13 @@ HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
  */
 HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos, __u32 next)
 {
+	__u32 dist = (hs_col(s, pos) - s->st.name_col) & 0xffff;
+	/* The name's bytes this buffer holds (a name split over two buffers:
+	 * its end). */
+	__u32 from = pos - s->start < dist ? s->start : pos - dist;
+
+	s->name_off = (__u16)hs_off(from);
+	s->name_len = (__u16)hs_off(pos - from);
 	s->rule = v;
 	s->matched++;
 	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
