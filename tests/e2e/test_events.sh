@@ -90,7 +90,10 @@ done
 # --- --follow, and a device hdrstrip is not on --------------------------------
 NS=$SNS DEV=$SDEV
 step "xdp: attach again" hs_in "$NS" attach "$DEV" --headers "$LIST" --ports "$PORT"
-hs_in "$NS" events "$DEV" --json --follow >"$WORK/follow.json" 2>"$WORK/follow.err" &
+# Started directly (nsenter execs hdrstrip): $! is hdrstrip's pid, and the
+# SIGINT goes to it, not to a subshell that ignores it.
+nsenter --net="/run/netns/$NS" "$HDRSTRIP" events "$DEV" --json --follow \
+	>"$WORK/follow.json" 2>"$WORK/follow.err" &
 FPID=$!
 E2E_PIDS+=($FPID)
 sleep 0.5
