@@ -16,7 +16,10 @@ body), drop (a line with a drop rule), update (one name of each of two
 lists), typical (about 700 bytes, 20 field lines, 2 internal), many (80
 internal lines in two requests), big (a 70 KiB header block, a 177 KB body),
 longname (a name that may still be internal, longer than 64 KiB), fill and
-fillwindow (40 and 3,500 internal lines in a row).
+fillwindow (40 and 3,500 internal lines in a row), threewalks (after a
+request, a 65,456-byte line that takes the scanner more than one step a
+byte, then a request with an internal line; with --send pipelined, one
+send()).
 --send: whole (a send() per request, each answer read before the next
 request; keep-alive), pipelined (every request in one send()), random
 (pieces of 1..--max-piece bytes, --seed, printed), bytes (one per send()).
@@ -140,6 +143,21 @@ def request_set(name):
         # scans at once: nothing of that window is kept.
         return [req([b"GET /fill HTTP/1.1"] + [b"X-Internal-Auth: fill-%04d" % i for i in range(3500)]
                     + [b"X-Internal-Tenant: after-the-window", b"X-Keep: k"])]
+    if name == "threewalks":
+        # test_three_walks_one_line's buffer (tests/unit/test_fuzz_regress.c)
+        # as a line after a request (a desync): HS_MAX_BUF - 16 bytes
+        # (include/hdrstrip/scan.h), a name that a prefix rule
+        # (x-edge-secret-*) matches whatever follows, two thirds of the
+        # bytes blanks, then "b c" and 'z' to the end. Read as a request
+        # line, then again line by line when it is none, the blanks take a
+        # step each both times: a scan of the window it ends takes about
+        # 1.38 steps a byte. The request after it carries an internal line.
+        n = 0xffc0 - 16
+        line = b"x-edge-secret-a" + b" " * (n * 2 // 3) + b"b c"
+        line += b"z" * (n - len(line))
+        return [req([b"GET /three-walks-1 HTTP/1.1", b"X-Keep: 1"]),
+                line + b"\r\n" + req([b"GET /three-walks-2 HTTP/1.1",
+                                       b"X-Internal-Auth: after-the-blanks", b"X-Keep: 2"])]
     if name == "many":
         # More internal lines in one send() than one run of the program
         # takes out (bpf/proxy.bpf.c: HS_MAX_RM ranges).

@@ -16,6 +16,9 @@
 #    of the program takes out, also at the send's first byte; requests over
 #    64 KiB; a name that may be internal running past 64 KiB and a send()
 #    starting with 64 KiB of internal lines (the on-error policy decides);
+#    a send that takes more than one scan step a byte (43 KB of blanks in
+#    a line after a request, then a request with an internal line): decided
+#    under either policy, never given up;
 #    a client in a child cgroup; counters against what was removed;
 #  - a drop rule: send() fails with EACCES (curl fails), counted;
 #  - a connection open before the attach: left alone, counted
@@ -382,7 +385,44 @@ step "echo: the 70 KB name passes, uninspected (on-error pass)" pc "$S4" "$PORT_
 	--set longname --expect unchanged
 assert_eq "$(($(counter scan_incomplete <<<"$(px_stats)") - $(counter scan_incomplete <<<"$after")))" 1 \
 	"scan_incomplete grew by"
-step "update --on-error drop" hs update --cgroup "$CG" --headers "$LIST" --on-error drop
+
+# A send the scanner decides in more than one step a byte: after a request,
+# a 65,456-byte line of a name the prefix rule x-edge-secret-* matches, 43
+# KB of blanks and 'z' bytes (read as a request line, then line by line:
+# about 90,000 steps for the first 64 KiB window; test_three_walks_one_line
+# in tests/unit/test_fuzz_regress.c), then a request with an internal line,
+# all in one send(). The program's budget (HS_STEPS_PER_BYTE steps a byte,
+# bpf/scan_loop.h) lets it finish: nothing goes to the on-error policy (with
+# a step a byte, pass sent the internal line on, drop failed the send). The
+# line, a listed name alone with no colon, goes as any field line does.
+for policy in pass drop; do
+	step "update --on-error $policy" hs update --cgroup "$CG" --headers "$LIST" --on-error "$policy"
+	d=$WORK/threewalks-$policy
+	mkdir "$d"
+	before=$(px_stats)
+	step "echo: 43 KB of blanks in one line after a request, then a request, one send() (on-error $policy)" \
+		pc "$S4" "$PORT_ECHO" --set threewalks --send pipelined --no-check --save-dir "$d"
+	after=$(px_stats)
+	if grep -qai '^x-internal-auth' "$d/resp.2"; then
+		fail "on-error $policy: the origin got $(grep -ai -m 1 '^x-internal-auth' "$d/resp.2" | tr -d '\r')"
+	fi
+	log "ok: on-error $policy: the origin got no X-Internal-Auth line"
+	# The origin gets the first request as sent, then the request after the
+	# line (sent.2's second line on) minus its internal line.
+	step "on-error $policy: request 1 as the origin should get it" \
+		proxy_tool expect "$LIST" "$d/sent.1" "$d/want.1"
+	check_origin "on-error $policy: request 1" echo "$d/want.1" "$d/resp.1"
+	step "on-error $policy: the request after the line" to_file "$d/after-line" sed 1d "$d/sent.2"
+	step "on-error $policy: request 2 as the origin should get it" \
+		proxy_tool expect "$LIST" "$d/after-line" "$d/want.2"
+	check_origin "on-error $policy: the line and request 2" echo "$d/want.2" "$d/resp.2"
+	for k in scan_incomplete:0 packets_dropped:0 desync:1 headers_removed:2 \
+		removed_bytes:$(($(cat "$d"/sent.* | wc -c) - $(cat "$d"/resp.* | wc -c))); do
+		c=${k%%:*}
+		assert_eq "$(($(counter "$c" <<<"$after") - $(counter "$c" <<<"$before")))" "${k#*:}" \
+			"on-error $policy: $c grew by"
+	done
+done
 
 # A process in a cgroup below the attached one is filtered too.
 step "make the child cgroup $CG/sub" mkdir "$CG/sub"
