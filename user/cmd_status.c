@@ -362,7 +362,10 @@ static int do_status(const struct status_opts *o)
 int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = defaults_status;
-	int rc = parse_status(argc, argv, &o);
+	int rc;
+
+	o.json = g_opts.json; /* hdrstrip -j status */
+	rc = parse_status(argc, argv, &o);
 
 	return rc >= 0 ? rc : do_status(&o);
 }
