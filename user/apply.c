@@ -75,25 +75,37 @@ int ports_parse(const char *s, __u64 *bitmap)
 	}
 }
 
+static int port_set(const __u64 *bitmap, int p)
+{
+	return bitmap[p / 64] >> (p % 64) & 1;
+}
+
+int ports_next_run(const __u64 *bitmap, int from, int *first, int *last)
+{
+	int p = from < 1 ? 1 : from;
+
+	while (p < 65536 && !port_set(bitmap, p))
+		p++;
+	if (p >= 65536)
+		return 0;
+	*first = p;
+	while (p + 1 < 65536 && port_set(bitmap, p + 1))
+		p++;
+	*last = p;
+	return 1;
+}
+
 void ports_format(const __u64 *bitmap, char *buf, size_t size)
 {
 	size_t o = 0;
-	int p = 1;
+	int p, q, from = 1;
 
 	buf[0] = 0;
-	while (p < 65536 && o + 16 < size) {
-		int q;
-
-		if (!(bitmap[p / 64] >> (p % 64) & 1)) {
-			p++;
-			continue;
-		}
-		for (q = p; q + 1 < 65536 && (bitmap[(q + 1) / 64] >> ((q + 1) % 64) & 1); q++)
-			;
+	while (o + 16 < size && ports_next_run(bitmap, from, &p, &q)) {
 		o += snprintf(buf + o, size - o, "%s%d", o ? "," : "", p);
 		if (q > p)
 			o += snprintf(buf + o, size - o, "-%d", q);
-		p = q + 1;
+		from = q + 1;
 	}
 }
 

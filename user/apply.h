@@ -36,5 +36,8 @@ int apply_commit(const struct dev_maps *m, struct hs_config *next);
 /* "80,8080,9000-9010" -> bitmap of HS_PORT_WORDS words; -EINVAL if bad. */
 int ports_parse(const char *s, __u64 *bitmap);
 void ports_format(const __u64 *bitmap, char *buf, size_t size);
+/* The next run of ports of @bitmap at or after @from: 1 with [*first,
+ * *last] set, 0 when there is none. What the text and the JSON print. */
+int ports_next_run(const __u64 *bitmap, int from, int *first, int *last);
 
 #endif /* HDRSTRIP_APPLY_H */

@@ -18,6 +18,9 @@ enum {
 struct global_opts {
 	int verbose;
 	const char *netns; /* -n NAME, or NULL */
+	int json; /* -j, --json (or -p): as the command's own --json */
+	int pretty; /* -p, --pretty: JSON, indented (jsonfmt.h) */
+	const char *json_opt; /* how -j or -p was spelt, for messages */
 };
 
 extern struct global_opts g_opts;
@@ -26,6 +29,7 @@ struct cmd {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	int json; /* prints JSON (--json): the global -j and -p apply */
 };
 
 /* Map a -errno from the pure layers to an exit code. Inline, so that every

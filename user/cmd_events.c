@@ -246,6 +246,7 @@ int cmd_events(int argc, char **argv)
 	struct found *f = NULL;
 	int n = 0, rc, err = 0;
 
+	o.json = g_opts.json; /* hdrstrip -j events */
 	rc = parse_events(argc, argv, &o);
 	if (rc >= 0)
 		return rc;

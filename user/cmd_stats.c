@@ -700,7 +700,10 @@ static int do_stats(const struct stats_opts *o)
 int cmd_stats(int argc, char **argv)
 {
 	struct stats_opts o = defaults_stats;
-	int rc = parse_stats(argc, argv, &o);
+	int rc;
+
+	o.json = g_opts.json; /* hdrstrip -j stats */
+	rc = parse_stats(argc, argv, &o);
 
 	return rc >= 0 ? rc : do_stats(&o);
 }

@@ -82,6 +82,45 @@ static int pinned_here(const struct found *f)
 	return r;
 }
 
+/* The connection tables, as the kernel sized them (see struct found). */
+static void print_flows(const struct found *f)
+{
+	int first = 1, same = 1;
+
+	for (int h = 0; h < HS_HOOK_MAX; h++)
+		if (f->flows[h] && f->flows[h] != found_flows(f))
+			same = 0;
+	if (!found_flows(f))
+		return;
+	if (f->d.cgroup) {
+		printf("  flows       %u connections at once (the sockhash; proxy mode has no flow "
+		       "table)\n",
+		       found_flows(f));
+		return;
+	}
+	if (same) {
+		printf("  flows       %u connections per hook\n", found_flows(f));
+		return;
+	}
+	printf("  flows      ");
+	for (int h = 0; h < HS_HOOK_MAX; h++) {
+		if (!f->flows[h])
+			continue;
+		printf("%s %s %u", first ? "" : ",", hs_hook_name(h), f->flows[h]);
+		first = 0;
+	}
+	printf(" connections\n");
+}
+
+/* "flows": the size of a table, null when the kernel could not say. */
+static void json_flows(__u32 flows)
+{
+	if (flows)
+		printf(",\"flows\":%u", flows);
+	else
+		printf(",\"flows\":null");
+}
+
 static void print_status(const struct found *f, int json, int last)
 {
 	char ports[512], when[40], ns[300];
@@ -112,17 +151,20 @@ static void print_status(const struct found *f, int json, int last)
 				printf(",\"mode\":\"%s\",\"dispatcher\":%s",
 				       mode_name(f->st.xdp_mode),
 				       f->st.xdp_legacy ? "false" : "true");
+			json_flows(f->flows[h]);
 			printf("}");
 			first = 0;
 		}
 		printf("],\"names\":%u,\"list\":", f->cfg.n_names);
 		json_str(f->cfg.list_path);
-		printf(",\"updated\":\"%s\",\"generation\":%u,\"active_slot\":%u,\"ports\":\"%s\","
-		       "\"on_error\":\"%s\",\"untracked\":\"%s\",\"urgent\":\"%s\",\"flows\":%u,"
-		       "\"pin_dir\":",
-		       when, f->cfg.generation, f->cfg.active_slot, ports,
+		printf(",\"updated\":\"%s\",\"generation\":%u,\"active_slot\":%u,\"ports\":", when,
+		       f->cfg.generation, f->cfg.active_slot);
+		json_ports(f->cfg.ports);
+		printf(",\"on_error\":\"%s\",\"untracked\":\"%s\",\"urgent\":\"%s\"",
 		       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked),
-		       hs_urgent_name(f->cfg.urgent), f->cfg.flows);
+		       hs_urgent_name(f->cfg.urgent));
+		json_flows(found_flows(f));
+		printf(",\"pin_dir\":");
 		json_str(f->d.pin_dir);
 		printf(",\"event_rate\":%u", f->cfg.event_rate);
 		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
@@ -153,8 +195,7 @@ static void print_status(const struct found *f, int json, int last)
 	       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked));
 	if (!f->d.cgroup)
 		printf("  urgent      %s\n", hs_urgent_name(f->cfg.urgent));
-	if (f->cfg.flows)
-		printf("  flows       %u connections per hook\n", f->cfg.flows);
+	print_flows(f);
 	if (f->cfg.event_rate)
 		printf("  events      %u a second at most ('hdrstrip events %s')\n",
 		       f->cfg.event_rate, f->d.cgroup ? "--cgroup PATH" : f->d.name);
@@ -327,7 +368,10 @@ static int do_status(const struct status_opts *o)
 int cmd_status(int argc, char **argv)
 {
 	struct status_opts o = defaults_status;
-	int rc = parse_status(argc, argv, &o);
+	int rc;
+
+	o.json = g_opts.json; /* hdrstrip -j status */
+	rc = parse_status(argc, argv, &o);
 
 	return rc >= 0 ? rc : do_status(&o);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "jsonfmt.h"
 #include "log.h"
 
 struct global_opts g_opts;
@@ -22,14 +23,14 @@ int usage_out(const char *text, int ok)
 }
 
 static const struct cmd cmds[] = {
-	{ "attach", cmd_attach, "attach hdrstrip to an interface (XDP or TC)" },
-	{ "update", cmd_update, "replace an attached interface's header list" },
-	{ "detach", cmd_detach, "detach hdrstrip from an interface" },
-	{ "status", cmd_status, "show where hdrstrip is attached" },
-	{ "stats", cmd_stats, "show hdrstrip's counters" },
-	{ "events", cmd_events, "show match events: who sent internal fields" },
-	{ "compile", cmd_compile, "validate a header list and build its trie" },
-	{ "check", cmd_check, "look header names up in a header list" },
+	{ "attach", cmd_attach, "attach hdrstrip to an interface (XDP or TC)", .json = 0 },
+	{ "update", cmd_update, "replace an attached interface's header list", .json = 0 },
+	{ "detach", cmd_detach, "detach hdrstrip from an interface", .json = 0 },
+	{ "status", cmd_status, "show where hdrstrip is attached", .json = 1 },
+	{ "stats", cmd_stats, "show hdrstrip's counters", .json = 1 },
+	{ "events", cmd_events, "show match events: who sent internal fields", .json = 1 },
+	{ "compile", cmd_compile, "validate a header list and build its trie", .json = 0 },
+	{ "check", cmd_check, "look header names up in a header list", .json = 0 },
 };
 
 /*
@@ -77,6 +78,9 @@ static int usage(int ok)
 		"Options:\n"
 		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
+		"  -j, --json         JSON output, as the command's --json (status and stats; the\n"
+		"                     other commands print no JSON and refuse it)\n"
+		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
 		"  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
 		"  -V, --version      show the version\n"
 		"\n"
@@ -84,17 +88,61 @@ static int usage(int ok)
 	return ok ? EXIT_OK : EXIT_USAGE;
 }
 
+/* A cluster of flags: -v, -vv, -j, -p, -jp ...; 0 if @a is not one. */
+static int short_flags(const char *a)
+{
+	if (a[0] != '-' || !a[1] || strspn(a + 1, "vjp") != strlen(a + 1))
+		return 0;
+	for (const char *c = a + 1; *c; c++) {
+		if (*c == 'v')
+			g_opts.verbose++;
+		if (*c == 'j' || *c == 'p') {
+			g_opts.json = 1;
+			g_opts.json_opt = a;
+		}
+		if (*c == 'p')
+			g_opts.pretty = 1;
+	}
+	return 1;
+}
+
+static const struct cmd *cmd_find(const char *name)
+{
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
+		if (!strcmp(name, cmds[c].name))
+			return &cmds[c];
+	return NULL;
+}
+
+/* The command, with standard output through the reformatter for -p. */
+static int cmd_run(const struct cmd *c, int argc, char **argv)
+{
+	int rc, r = g_opts.pretty ? pretty_stdout_begin() : 0;
+
+	if (r)
+		pr_warn("cannot indent the output (%s): printing it compact", strerror(-r));
+	rc = c->run(argc, argv);
+	if (g_opts.pretty && !r && pretty_stdout_end() && !rc)
+		rc = EXIT_FAIL;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	const struct cmd *c;
 	int i = 1;
 
 	while (i < argc && argv[i][0] == '-') {
 		const char *a = argv[i];
 
-		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+		if (short_flags(a)) {
+			/* -v, -j, -p, and clusters of them */
+		} else if (!strcmp(a, "--verbose")) {
 			g_opts.verbose++;
-		} else if (!strcmp(a, "-vv")) {
-			g_opts.verbose += 2;
+		} else if (!strcmp(a, "--json") || !strcmp(a, "--pretty")) {
+			g_opts.json = 1;
+			g_opts.pretty |= a[2] == 'p';
+			g_opts.json_opt = a;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--netns")) {
 			if (i + 1 >= argc) {
 				pr_err("%s needs a namespace name", a);
@@ -118,6 +166,14 @@ int main(int argc, char **argv)
 		return usage(0);
 	if (!strcmp(argv[i], "help"))
 		return usage(1);
+	c = cmd_find(argv[i]);
+	/* JSON asked of a command that prints none: a script would read its
+	 * text as JSON, or nothing. Refused before anything is done. */
+	if (c && g_opts.json && !c->json) {
+		pr_err("%s: %s prints no JSON (status and stats do; see 'hdrstrip --help')",
+		       g_opts.json_opt, c->name);
+		return EXIT_USAGE;
+	}
 	log_setup(g_opts.verbose);
 	if (g_opts.netns) {
 		int r = enter_netns(g_opts.netns);
@@ -125,11 +181,10 @@ int main(int argc, char **argv)
 		if (r)
 			return r;
 	}
-	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++)
-		if (!strcmp(argv[i], cmds[c].name)) {
-			optind = 1;
-			return cmds[c].run(argc - i, argv + i);
-		}
+	if (c) {
+		optind = 1;
+		return cmd_run(c, argc - i, argv + i);
+	}
 	pr_err("unknown command '%s' (see 'hdrstrip --help')", argv[i]);
 	return EXIT_USAGE;
 }

@@ -7,12 +7,16 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/bpf.h>
 
+#include "apply.h"
 #include "cli.h"
 #include "view.h"
+#include <hdrstrip/flow.h>
 
 int view_operand(const char *usage, int argc, char **argv, struct view_target *t)
 {
@@ -76,6 +80,22 @@ void json_strn(const char *s, size_t len)
 	putchar('"');
 }
 
+void json_ports(const __u64 *bitmap)
+{
+	int p, q, from = 1, n = 0;
+
+	putchar('[');
+	while (ports_next_run(bitmap, from, &p, &q)) {
+		if (q - p >= 2)
+			printf("%s[%d,%d]", n++ ? "," : "", p, q);
+		else
+			for (int k = p; k <= q; k++)
+				printf("%s%d", n++ ? "," : "", k);
+		from = q + 1;
+	}
+	putchar(']');
+}
+
 /* The name of the network namespace we are in, if /run/netns has one. */
 void netns_name(__u64 ino, char *buf, size_t size)
 {
@@ -100,6 +120,51 @@ void netns_name(__u64 ino, char *buf, size_t size)
 	closedir(dir);
 }
 
+/*
+ * The size of the connection table of program @prog_id: the max_entries of
+ * its map named @name, as the kernel made it (attach sizes each hook's
+ * flow table with its own --flows; the config keeps the first attach's).
+ * 0 if it cannot be read.
+ */
+static __u32 prog_table_size(__u32 prog_id, const char *name)
+{
+	__u32 ids[16] = { 0 }, len, size = 0; /* zeroed: see map_in_use() */
+	struct bpf_prog_info info;
+	int fd = bpf_prog_get_fd_by_id(prog_id);
+
+	if (fd < 0)
+		return 0;
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = HS_ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	len = sizeof(info);
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.nr_map_ids = 0;
+	close(fd);
+	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids) && !size; i++) {
+		struct bpf_map_info mi = { 0 };
+		__u32 mlen = sizeof(mi);
+		int mfd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (mfd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen) && !strcmp(mi.name, name))
+			size = mi.max_entries;
+		close(mfd);
+	}
+	return size;
+}
+
+__u32 found_flows(const struct found *f)
+{
+	__u32 min = 0;
+
+	for (int h = 0; h < HS_HOOK_MAX; h++)
+		if (f->flows[h] && (!min || f->flows[h] < min))
+			min = f->flows[h];
+	return min;
+}
+
 /* The maps of @f's hooks and their config; 0 or -errno. Hooks that use two
  * sets of maps are shown (the first hook's), and said to be split. */
 static int found_maps(struct found *f)
@@ -109,6 +174,14 @@ static int found_maps(struct found *f)
 	f->split = r == -EXDEV;
 	if (r && !f->split)
 		return r;
+	/* Proxy mode keeps no flow table: a connection's state is socket
+	 * storage, and the connections it filters at once are those its
+	 * sockhash holds. */
+	for (int h = 0; h < HS_HOOK_MAX; h++)
+		if (f->st.prog_id[h])
+			f->flows[h] =
+				prog_table_size(f->st.prog_id[h],
+						h == HS_HOOK_CGROUP ? HS_MAP_SOCKS : HS_MAP_FLOWS);
 	return config_read(&f->m, &f->cfg);
 }
 

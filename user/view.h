@@ -68,7 +68,15 @@ struct found {
 	struct dev_maps m;
 	struct hs_config cfg;
 	int split; /* the hooks use different maps */
+	/* The connections each hook's table holds, as the kernel sized it
+	 * (its max_entries): the flow table at XDP and TC, the sockhash in
+	 * proxy mode (which has no flow table); 0 where it cannot be read. */
+	__u32 flows[HS_HOOK_MAX];
 };
+
+/* The smallest table of @f's hooks (the connections every hook can hold),
+ * 0 if none could be read. */
+__u32 found_flows(const struct found *f);
 
 /*
  * The devices @cmd shows: @t's interface or cgroup, or every interface of
@@ -84,6 +92,10 @@ void free_found(struct found *f, int n);
 void json_str(const char *s);
 /* The @len bytes at @s (NUL bytes escaped), and @s[@len] readable. */
 void json_strn(const char *s, size_t len);
+/* The ports of @bitmap as a JSON array, in order: a port alone is a
+ * number, a run of 3 or more a [first,last] array (80,81,8000-8010 is
+ * [80,81,[8000,8010]]): at most 32768 elements, whatever the bitmap. */
+void json_ports(const __u64 *bitmap);
 /* The name of the network namespace @ino in /run/netns, or "". */
 void netns_name(__u64 ino, char *buf, size_t size);
 /* @ns (since the epoch) as an ISO 8601 UTC time. */

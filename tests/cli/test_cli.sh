@@ -137,6 +137,40 @@ t "hdrstrip -V"
 run 0 "$HDRSTRIP" -V
 matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
 
+# ---- -j and -p: the JSON of status and stats; refused by the others ----
+
+t "hdrstrip --help names -j and -p"
+run 0 "$HDRSTRIP" --help
+has_line out "  -j, --json         JSON output, as the command's --json (status and stats; the"
+has_line out "  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)"
+
+t "-j and -p: a command that prints no JSON refuses them, before anything is done"
+for cmd in attach update detach compile check; do
+	for opt in -j --json -p --pretty -jp -vj; do
+		run 2 "$HDRSTRIP" "$opt" "$cmd" hs-nodev0 --headers "$INTERNAL"
+		empty out
+		same err "hdrstrip: $opt: $cmd prints no JSON (status and stats do; see 'hdrstrip --help')"
+	done
+done
+
+t "-j and -p go before the command; a flag cluster of another letter is unknown"
+run 2 "$HDRSTRIP" -jx status
+empty out
+same err "hdrstrip: unknown option '-jx' (see 'hdrstrip --help')"
+
+t "-p: a command's --help is text, and passes unchanged"
+for cmd in status stats; do
+	"$HDRSTRIP" "$cmd" --help >"$TMP/help" 2>&1
+	run 0 "$HDRSTRIP" -p "$cmd" --help
+	same out "$(cat "$TMP/help")"
+	empty err
+done
+
+t "-j stats --prometheus: as stats --json --prometheus, bad usage"
+run 2 "$HDRSTRIP" -j stats --prometheus
+empty out
+first_line err "hdrstrip: stats: --prometheus prints every counter and per-header hit; it goes with no --json, --per-header or --watch"
+
 for cmd in compile check; do
 	for h in --help -h; do
 		t "$cmd $h"

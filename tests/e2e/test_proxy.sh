@@ -230,7 +230,12 @@ assert d["cgroup_id"] == int(sys.argv[3]), d["cgroup_id"]
 assert [h["hook"] for h in d["hooks"]] == ["cgroup"], d["hooks"]
 assert d["hooks"][0]["prog_id"] == int(sys.argv[4]), d["hooks"]
 assert d["pin_dir"] == sys.argv[5], d["pin_dir"]
-' "$WORK/status.json" "$CG" "$CG_ID" "$prog" "$PIN"
+assert d["ports"] == [80, [8080, 8082]], d["ports"]
+# No flow table in proxy mode: flows is the sockhash'"'"'s size (bpftool'"'"'s).
+assert d["hooks"][0]["flows"] == d["flows"] == int(sys.argv[6]), (d["hooks"], d["flows"], sys.argv[6])
+' "$WORK/status.json" "$CG" "$CG_ID" "$prog" "$PIN" \
+	"$(bpftool -j map show pinned "$PIN/socks" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])')"
+has_line "$st" "^  flows +[0-9]+ connections at once \(the sockhash" "status: the sockhash's size"
 out=$(bpftool cgroup show "$CG")
 has_line "$out" "^$prog +(cgroup_)?sock_ops .*hdrstrip_sockops" "bpftool cgroup show: the sockops program"
 step "stats --cgroup" to_file "$WORK/stats.txt" hs stats --cgroup "$CG"

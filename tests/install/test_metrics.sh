@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# 'hdrstrip stats --prometheus' and 'stats --watch' on a real attachment:
+# 'hdrstrip stats --prometheus', 'stats --watch' and the JSON of 'status'
+# (ports and flows as numbers, -j and -p) on a real attachment:
 # a client and a server namespace joined by a veth pair (tests/e2e/lib.sh),
 # hdrstrip on the server's end (XDP and TC egress), python's http.server
 # in the server namespace, curl in the client's. The Prometheus output must
@@ -155,6 +156,91 @@ expect_exit 2 "--watch 0 is bad usage" hs_s stats --watch 0
 expect_exit 2 "--count without --watch is bad usage" hs_s stats --count 2
 expect_exit 2 "--prometheus with --json is bad usage" hs_s stats --prometheus --json
 expect_exit 1 "--prometheus for a device without hdrstrip fails" hs_c stats "$CDEV" --prometheus
+
+# ---- status --json: numbers for numbers; -j and -p ----
+# The ports are a JSON array (a run of 3 or more as [first,last]); flows
+# is each hook's table as the kernel sized it (bpftool's max_entries):
+# the default from include/hdrstrip/flow.h, then a hook attached again
+# with --flows 100 beside one with the default.
+status_check() { # WHAT PORTS-JSON FLOWS-JSON ({hook: flows}) TOP-FLOWS
+	step "$1: status --json" to_file "$WORK/st.json" hs_s status "$SDEV" --json
+	step "$1: hdrstrip -j status" to_file "$WORK/st-j.json" hs_s -j status "$SDEV"
+	step "$1: hdrstrip --json status" to_file "$WORK/st-json.json" hs_s --json status "$SDEV"
+	step "$1: hdrstrip -p status" to_file "$WORK/st-p.json" hs_s -p status "$SDEV"
+	step "$1: -j and --json print what status --json prints" \
+		bash -c "cmp '$WORK/st.json' '$WORK/st-j.json' && cmp '$WORK/st.json' '$WORK/st-json.json'"
+	step "$1: ports and flows are numbers, the kernel's; -p is the same JSON, indented" \
+		"$PYTHON" - "$WORK/st.json" "$WORK/st-p.json" "$2" "$3" "$4" <<'EOF'
+import json, subprocess, sys
+compact, pretty = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+want_ports, want_flows, want_top = json.loads(sys.argv[3]), json.loads(sys.argv[4]), int(sys.argv[5])
+st = json.loads(compact)
+assert isinstance(st, list) and len(st) == 1, st
+st = st[0]
+ports = st["ports"]
+assert ports == want_ports, (ports, want_ports)
+for p in ports:
+    assert type(p) is int or (type(p) is list and len(p) == 2 and all(type(q) is int for q in p)
+                              and p[1] - p[0] >= 2), ("not a port or a run of 3+", p)
+got = {h["hook"]: h["flows"] for h in st["hooks"]}
+assert got == want_flows, (got, want_flows)
+assert type(st["flows"]) is int and st["flows"] == want_top, (st["flows"], want_top)
+def bpftool(*args):
+    return json.loads(subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True,
+                                     check=True).stdout)
+for h in st["hooks"]:
+    maps = (bpftool("map", "show", "id", str(i))
+            for i in bpftool("prog", "show", "id", str(h["prog_id"]))["map_ids"])
+    sizes = [m["max_entries"] for m in maps if m.get("name") == "flows"]
+    assert sizes == [h["flows"]], (h, "bpftool says", sizes)
+# -p: the same content; 2 spaces a level, one key per line, as
+# json.dumps(indent=2) writes it (the content is ASCII here).
+assert json.loads(pretty) == json.loads(compact), "-p and --json differ"
+assert pretty == json.dumps(json.loads(compact), indent=2) + "\n", pretty
+print("status: ports %s, flows %s (top %d)" % (ports, got, st["flows"]))
+EOF
+}
+flows_default=$(sed -n 's/^#define HS_FLOWS_DEFAULT \([0-9]*\).*/\1/p' "$REPO_ROOT/include/hdrstrip/flow.h")
+[ -n "$flows_default" ] || fail "no HS_FLOWS_DEFAULT in include/hdrstrip/flow.h"
+step "update --ports $PORT,8001,8080-8090" hs_s update "$SDEV" --headers "$WORK/list.txt" \
+	--ports "$PORT,8001,8080-8090"
+status_check "default flows" "[$PORT, 8001, [8080, 8090]]" \
+	"{\"xdp\": $flows_default, \"tc-egress\": $flows_default}" "$flows_default"
+step "detach tc-egress" hs_s detach "$SDEV" --hook tc-egress
+step "attach tc-egress --flows 100" hs_s attach "$SDEV" --hook tc-egress \
+	--headers "$WORK/list.txt" --flows 100
+status_check "--flows 100 on tc-egress" "[$PORT, 8001, [8080, 8090]]" \
+	"{\"xdp\": $flows_default, \"tc-egress\": 100}" 100
+assert_match "$(hs_s status "$SDEV")" "^  flows +xdp $flows_default, tc-egress 100 connections$" \
+	"status (text): each hook's table"
+# stats: the same through -j and -p (the counters move: keys only).
+step "hdrstrip -j stats" to_file "$WORK/stats-j.json" hs_s -j stats "$SDEV" --per-header
+step "hdrstrip -p stats" to_file "$WORK/stats-p.json" hs_s -p stats "$SDEV" --per-header
+step "-j and -p stats: stats --json's keys" "$PYTHON" - "$WORK/stats.json" \
+	"$WORK/stats-j.json" "$WORK/stats-p.json" <<'EOF'
+import json, sys
+want, j, p = (json.load(open(f)) for f in sys.argv[1:4])
+for got in (j, p):
+    assert isinstance(got, list) and len(got) == 1, got
+    assert list(got[0]) == list(want[0]), (list(got[0]), list(want[0]))
+    assert list(got[0]["per_header"]) == list(want[0]["per_header"]), got[0]["per_header"]
+EOF
+expect_exit 2 "-j attach is bad usage" hs_s -j attach "$SDEV" --headers "$WORK/list.txt"
+assert_match "$EXPECT_OUT" "attach prints no JSON" "-j attach: the message names the command"
+step "hdrstrip -p stats --watch 0.2 --count 2" \
+	to_file "$WORK/watch-p.txt" hs_s -p stats "$SDEV" --watch 0.2 --count 2
+step "-p --watch: one indented object an update" "$PYTHON" - "$WORK/watch-p.txt" "$SDEV" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+dec, docs, i = json.JSONDecoder(), [], 0
+while i < len(text):
+    doc, i = dec.raw_decode(text, i)
+    docs.append(doc)
+    assert text[i] == "\n", repr(text[i:i + 20])
+    i += 1
+assert len(docs) == 2 and all(d["dev"] == sys.argv[2] for d in docs), docs
+assert text.startswith('{\n  "time": "'), text[:40]
+EOF
 
 # JSON is UTF-8 whatever the bytes of a path: a list file whose name is not
 # UTF-8 (0xff; then U+00E9 as UTF-8, kept) shows as \u00ff.

@@ -20,8 +20,9 @@ topo_setup
 
 svc() { "$SVC" -n "$SNS" -c "$WORK/dev.conf" "$@" "$SDEV"; }
 status_json() { hs_s status "$SDEV" --json; }
-field() { # KEY: from 'status --json'
-	status_json | "$PYTHON" -c 'import json,sys; v=json.load(sys.stdin)[0][sys.argv[1]]; print(" ".join(h["hook"] for h in v) if isinstance(v, list) else v)' "$1"
+field() { # KEY: from 'status --json' (hooks: their names; ports: compact JSON)
+	status_json | "$PYTHON" -c 'import json,sys; k=sys.argv[1]; v=json.load(sys.stdin)[0][k]
+print(" ".join(h["hook"] for h in v) if k == "hooks" else json.dumps(v, separators=(",", ":")) if k == "ports" else v)' "$1"
 }
 
 printf 'x-internal-auth\nx-edge-id\n' >"$WORK/list1.txt"
@@ -39,7 +40,7 @@ note_attached "$SNS" "$SDEV"
 step "start" svc start
 assert_eq "$(field hooks)" "xdp tc-egress" "hooks after start"
 assert_eq "$(field names)" 2 "names after start"
-assert_eq "$(field ports)" 8000 "ports after start"
+assert_eq "$(field ports)" "[8000]" "ports after start"
 assert_eq "$(field on_error)" pass "policy after start"
 gen=$(field generation)
 
@@ -49,10 +50,10 @@ assert_eq "$(field hooks)" "xdp tc-egress" "hooks after a second start"
 assert_ge "$(field generation)" $((gen + 1)) "generation after a second start"
 
 # reload: a new list and ports.
-sed -i -e "s|list1.txt|list2.txt|" -e 's|^PORTS=.*|PORTS=8000,8080|' "$WORK/dev.conf"
+sed -i -e "s|list1.txt|list2.txt|" -e 's|^PORTS=.*|PORTS=8000,8080-8082|' "$WORK/dev.conf"
 step "reload" svc reload
 assert_eq "$(field names)" 3 "names after reload"
-assert_eq "$(field ports)" "8000,8080" "ports after reload"
+assert_eq "$(field ports)" "[8000,[8080,8082]]" "ports after reload"
 assert_eq "$(field list)" "$WORK/list2.txt" "list path after reload"
 
 # reload with a bad list: exit 2, the old list stays.

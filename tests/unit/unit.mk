@@ -6,7 +6,7 @@
 #   HS_SEED=N make test-unit      repeat a run of the randomized tests
 #   UNIT_SANITIZE= make test-unit build the tests without ASan/UBSan
 UNIT_DIR := tests/unit
-UNIT_TESTS := test_hlist test_trie test_prop test_slots
+UNIT_TESTS := test_hlist test_trie test_prop test_slots test_jsonfmt
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/,$(UNIT_TESTS))
 UNIT_HELPERS := $(UNIT_DIR)/testutil.c
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -14,10 +14,16 @@ UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_CFLAGS = $(HOST_CFLAGS) $(UNIT_SANITIZE) -I$(UNIT_DIR) -DHS_CORPUS_DIR='"$(CORPUS)"'
 UNIT_SRCS := $(CORE_SRCS)
 
+# A test of a CLI source of its own (pure, no libbpf) names it here.
+UNIT_USER_SRCS = $(UNIT_USER_SRCS_$(notdir $@))
+UNIT_USER_SRCS_test_jsonfmt := user/jsonfmt.c
+
 $(UNIT_BINS): $(OUTPUT)/tests/%: $(UNIT_DIR)/%.c $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h \
-		$(UNIT_SRCS) $(CORE_HDRS) | $(OUTPUT)/tests
+		$(UNIT_SRCS) $(CORE_HDRS) $(wildcard user/*.h) | $(OUTPUT)/tests
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(UNIT_SRCS) -lcmocka -o $@
+	$(Q)$(CC) $(UNIT_CFLAGS) $< $(UNIT_HELPERS) $(UNIT_SRCS) $(UNIT_USER_SRCS) -lcmocka -o $@
+
+$(OUTPUT)/tests/test_jsonfmt: $(UNIT_USER_SRCS_test_jsonfmt)
 
 # What the fuzzers found (tests/fuzz), replayed through their oracles and
 # written out against the scanner.
