@@ -154,17 +154,37 @@ static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss, s
  * its upstream. */
 static __always_inline void msg_key(struct sk_msg_md *msg, struct hs_flow_key *k)
 {
-	int i;
+	__u32 a, b, c, d;
 
-	k->family = msg->family == 10 /* AF_INET6 */ ? 6 : 4;
-	if (k->family == 4) {
-		k->saddr[0] = msg->local_ip4;
-		k->daddr[0] = msg->remote_ip4;
+	/* Each context field read at its own fixed offset: the verifier
+	 * refuses a read through a context pointer clang computed. */
+	if (msg->family == 10 /* AF_INET6 */) {
+		k->family = 6;
+		a = msg->local_ip6[0];
+		b = msg->local_ip6[1];
+		c = msg->local_ip6[2];
+		d = msg->local_ip6[3];
+		asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+		k->saddr[0] = a;
+		k->saddr[1] = b;
+		k->saddr[2] = c;
+		k->saddr[3] = d;
+		a = msg->remote_ip6[0];
+		b = msg->remote_ip6[1];
+		c = msg->remote_ip6[2];
+		d = msg->remote_ip6[3];
+		asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(d));
+		k->daddr[0] = a;
+		k->daddr[1] = b;
+		k->daddr[2] = c;
+		k->daddr[3] = d;
 	} else {
-		for (i = 0; i < 4; i++) {
-			k->saddr[i] = msg->local_ip6[i];
-			k->daddr[i] = msg->remote_ip6[i];
-		}
+		k->family = 4;
+		a = msg->local_ip4;
+		b = msg->remote_ip4;
+		asm volatile("" : "+r"(a), "+r"(b));
+		k->saddr[0] = a;
+		k->daddr[0] = b;
 	}
 	k->sport = bpf_htons((__u16)msg->local_port);
 	k->dport = bpf_htons((__u16)bpf_ntohl(msg->remote_port));
