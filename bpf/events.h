@@ -83,14 +83,15 @@ __attribute__((noinline)) int event_emit(struct hs_event *ev, const struct hs_fl
 	return 0;
 }
 
-/* An event without a name: a packet dropped by a policy (@reason). */
+/* An event without a name: a packet dropped (@action drop) for @reason,
+ * or passed by observe mode (@action observe) where it would have been. */
 static __always_inline void event_drop(struct hs_event *ev, const struct hs_flow_key *key,
-				       __u8 reason)
+				       __u8 action, __u32 reason)
 {
 	ev->rule = 0;
 	ev->generation = 0;
-	ev->action = HS_ACT_DROP;
-	ev->reason = reason;
+	ev->action = action;
+	ev->reason = (__u8)reason;
 	ev->name_len = 0;
 	event_emit(ev, key);
 }

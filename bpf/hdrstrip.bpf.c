@@ -62,6 +62,7 @@ struct scratch {
 	__u32 s_payload;
 	__u32 s_flags;
 	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
+	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
 	struct hs_event ev; /* the template of this packet's events */
 };
 
@@ -181,6 +182,7 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 		else
 			scan_piece_tc(ctx, sc, t);
 		count_scan(cnt, &sc->s, 0);
+		sc->conflicts += sc->s.conflicts;
 		cnt->headers_masked += sc->s.masked;
 		cnt->split_names += sc->s.premasked;
 		sc->csum_acc += sc->s.csum_acc;
@@ -279,6 +281,14 @@ __attribute__((noinline)) int conn_open_tc(struct __sk_buff *ctx, struct scratch
  * sc->s_len payload bytes from packet offset sc->s_payload, of which the
  * scanner reaches sc->s_win, TCP flags sc->s_flags. Returns the verdict.
  */
+/* Observe mode passes a packet enforce mode drops for @why: counted, and
+ * said in an event (action observe). */
+static __always_inline void observed_drop(struct scratch *sc, struct hs_counters *cnt, __u8 why)
+{
+	cnt->packets_observed++;
+	event_drop(&sc->ev, &sc->pk.key, HS_ACT_OBSERVE, why);
+}
+
 static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
 						   const struct hs_trie *t, struct hs_config *cfg,
 						   struct hs_counters *cnt, const int xdp)
@@ -297,26 +307,42 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	if (!f && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
+	if (r == HS_SEG_DROP && sc->w.why == HS_WHY_UNTRACKED && cfg->observe) {
+		/* Observe mode: what --untracked drop would drop is passed,
+		 * unscanned, and said. */
+		observed_drop(sc, cnt, HS_EVR_UNTRACKED);
+		hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags);
+		r = hs_seg_begin(&sc->w, f, HS_POLICY_PASS);
+	}
 	if (r == HS_SEG_CREATE) {
 		/* BPF_ANY: a SYN starts the tuple's connection afresh. */
 		bpf_map_update_elem(&flows, &pk->key, &sc->w.fresh, BPF_ANY);
 		f = bpf_map_lookup_elem(&flows, &pk->key);
 		if (!f) {
 			cnt->scan_incomplete++;
-			return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+			return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 		}
 		r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	}
 	sc->p_payload = sc->s_payload;
 	sc->p_l4 = pk->l4_off;
-	sc->p_opts = cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0;
+	/* Observe mode goes on where the pass policy does. */
+	sc->p_opts = cfg->on_error == HS_POLICY_PASS || cfg->observe ? HS_OPT_CONFLICT_GO_ON : 0;
+	if (cfg->observe)
+		sc->p_opts |= HS_OPT_OBSERVE;
+	sc->conflicts = 0;
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
 	}
-	if (r == HS_SEG_POLICY && cfg->on_error == HS_POLICY_PASS) {
+	/* Ambiguous framing the drop policy would have stopped at. */
+	if (cfg->observe && policy_drops(cfg) && sc->conflicts)
+		observed_drop(sc, cnt, HS_EVR_ON_ERROR);
+	if (r == HS_SEG_POLICY && (cfg->on_error == HS_POLICY_PASS || cfg->observe)) {
 		/* Passed, checked line by line where that can be done
 		 * (flow.h). */
+		if (cfg->on_error != HS_POLICY_PASS)
+			observed_drop(sc, cnt, HS_EVR_ON_ERROR);
 		r = hs_seg_policy_pass(&sc->w, f);
 		if (f && r == HS_SEG_SCAN) {
 			sc->p_r = r;
@@ -325,7 +351,6 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		}
 		add_seg_counts(cnt, &sc->w);
 		if (r == HS_SEG_DROP) {
-			cnt->packets_dropped++; /* a drop rule */
 			sc->why = HS_EVR_RULE;
 			return HS_VERDICT_DROP;
 		}
@@ -333,16 +358,13 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	}
 	add_seg_counts(cnt, &sc->w);
 	if (r == HS_SEG_DROP) {
-		cnt->packets_dropped++;
 		sc->why = sc->w.why == HS_WHY_NONE	  ? HS_EVR_RULE
 			  : sc->w.why == HS_WHY_UNTRACKED ? HS_EVR_UNTRACKED
 							  : HS_EVR_INVALID;
 		return HS_VERDICT_DROP;
 	}
-	if (r == HS_SEG_POLICY) {
-		policy_drops(cfg, cnt);
+	if (r == HS_SEG_POLICY)
 		return HS_VERDICT_DROP;
-	}
 	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);
 	return HS_VERDICT_PASS;
@@ -438,13 +460,11 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 	sc->why = HS_EVR_INVALID;
 	if (!pk->ipv6 && norm_ip4_csum(ctx, pk, xdp)) {
 		cnt->bad_checksum++;
-		cnt->packets_dropped++;
 		return 1;
 	}
 	sc->csum_class = norm_tcp_csum(ctx, pk, xdp);
 	if (sc->csum_class == NORM_CSUM_BAD) {
 		cnt->bad_checksum++;
-		cnt->packets_dropped++;
 		return 1;
 	}
 	sc->why = HS_EVR_URGENT;
@@ -453,9 +473,9 @@ static __always_inline int normalize(void *ctx, struct scratch *sc, struct hs_co
 	sc->csum_acc = 0;
 	if (pk->tcp_flags & HS_TCP_URG) {
 		cnt->urgent_cleared++;
+		/* Observe mode leaves the segment as it is. */
 		if (cfg->urgent == HS_URGENT_DROP ||
-		    norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp)) {
-			cnt->packets_dropped++;
+		    (!cfg->observe && norm_clear_urgent(ctx, pk, &sc->csum_acc, xdp))) {
 			return 1;
 		}
 		pk->tcp_flags &= ~HS_TCP_URG;
@@ -546,7 +566,7 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 			cnt->malformed++;
 		if (r == PARSE_FRAG && pk->frag_port && !port_inspected(cfg, pk->dport))
 			return HS_VERDICT_PASS;
-		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+		return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 	}
 	if (!port_inspected(cfg, pk->dport))
 		return HS_VERDICT_PASS;
@@ -563,7 +583,7 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	}
 	if (ctx_linearize(ctx, pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF, xdp)) {
 		cnt->scan_incomplete++;
-		return policy_drops(cfg, cnt) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+		return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 	}
 
 	/* The normaliser (normalize.h): what the stack would drop changes
@@ -584,7 +604,6 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	if (sc->csum_class != NORM_CSUM_OFFLOAD || !xdp) {
 		if (ctx_csum_apply(ctx, sc->csum_acc, pk->csum_off, xdp)) {
 			cnt->scan_incomplete++;
-			cnt->packets_dropped++;
 			return HS_VERDICT_DROP; /* never send a masked packet with a bad checksum */
 		}
 	}
@@ -593,20 +612,30 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 }
 
 /*
- * The packet's verdict; a packet dropped for another reason than a drop
- * rule (whose line made its own event) makes an event without a name.
+ * The packet's verdict, where a drop is counted: dropped (a packet dropped
+ * for another reason than a drop rule, whose line made its own event,
+ * makes an event without a name), or in observe mode passed.
  */
 static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 {
 	__u32 sk = xdp ? 0 : 1;
 	struct scratch *sc = bpf_map_lookup_elem(&scratch, &sk);
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
 	enum hs_verdict v;
 
 	if (!sc)
 		return HS_VERDICT_PASS;
 	v = process_pkt(ctx, sc, xdp);
-	if (v == HS_VERDICT_DROP && sc->why != HS_EVR_RULE)
-		event_drop(&sc->ev, &sc->pk.key, (__u8)sc->why);
+	if (v != HS_VERDICT_DROP || maps_lookup(&cfg, &cnt))
+		return v;
+	if (cfg->observe) {
+		observed_drop(sc, cnt, (__u8)sc->why);
+		return HS_VERDICT_PASS;
+	}
+	cnt->packets_dropped++;
+	if (sc->why != HS_EVR_RULE)
+		event_drop(&sc->ev, &sc->pk.key, HS_ACT_DROP, (__u8)sc->why);
 	return v;
 }
 

@@ -90,13 +90,11 @@ static __always_inline int port_inspected(const struct hs_config *cfg, __u16 por
 	return (cfg->ports[(port >> 6) & (HS_PORT_WORDS - 1)] >> (port & 63)) & 1;
 }
 
-/* Under the on-error policy: 1 to drop (counted), 0 to pass. */
-static __always_inline int policy_drops(const struct hs_config *cfg, struct hs_counters *cnt)
+/* Under the on-error policy: 1 to drop, 0 to pass. (Counted where the
+ * verdict is final: observe mode passes what enforce mode drops.) */
+static __always_inline int policy_drops(const struct hs_config *cfg)
 {
-	if (cfg->on_error == HS_POLICY_PASS)
-		return 0;
-	cnt->packets_dropped++;
-	return 1;
+	return cfg->on_error != HS_POLICY_PASS;
 }
 
 #endif /* HDRSTRIP_BPF_MAPS_H */

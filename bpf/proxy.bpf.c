@@ -132,18 +132,36 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 }
 
 /*
+ * A send enforce mode drops, for @why: dropped and counted (a drop rule's
+ * line made its own event; another reason makes one without a name), or in
+ * observe mode passed and counted.
+ */
+static __always_inline int msg_drop(struct pscratch *sc, const struct hs_config *cfg,
+				    struct hs_counters *cnt, __u32 why)
+{
+	if (cfg->observe) {
+		cnt->packets_observed++;
+		event_drop(&sc->ev, &sc->key, HS_ACT_OBSERVE, why);
+		return SK_PASS;
+	}
+	cnt->packets_dropped++;
+	if (why != HS_EVR_RULE)
+		event_drop(&sc->ev, &sc->key, HS_ACT_DROP, why);
+	return SK_DROP;
+}
+
+/*
  * What a send cannot be inspected through: counted, and under the pass
- * policy sent whole, with the rest of the connection scanned line by
- * line. Its apply and cork counts are reset, as on every run (below).
+ * policy (or observe mode) sent whole, with the rest of the connection
+ * scanned line by line. Its apply and cork counts are reset, as on every
+ * run (below).
  */
 static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss, struct pscratch *sc,
 				   const struct hs_config *cfg, struct hs_counters *cnt)
 {
 	cnt->scan_incomplete++;
-	if (policy_drops(cfg, cnt)) {
-		event_drop(&sc->ev, &sc->key, HS_EVR_ON_ERROR);
+	if (policy_drops(cfg) && msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR) == SK_DROP)
 		return SK_DROP;
-	}
 	hs_stream_untrack(&ss->st);
 	bpf_msg_apply_bytes(msg, 0);
 	bpf_msg_cork_bytes(msg, 0);
@@ -219,11 +237,16 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	n = size < HS_MAX_BUF ? size : HS_MAX_BUF;
 	if (bpf_msg_pull_data(msg, 0, n, 0)) {
 		cnt->scan_incomplete++;
-		return policy_drops(cfg, cnt) ? SK_DROP : SK_PASS;
+		msg_key(msg, &sc->key);
+		return policy_drops(cfg) ? msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR) : SK_PASS;
 	}
 	msg_key(msg, &sc->key);
 	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
-	sc->s.opts = HS_OPT_REMOVE | (cfg->on_error == HS_POLICY_PASS ? HS_OPT_CONFLICT_GO_ON : 0);
+	/* Observe mode goes on where the pass policy does, and removes
+	 * nothing. */
+	sc->s.opts = HS_OPT_REMOVE |
+		     (cfg->on_error == HS_POLICY_PASS || cfg->observe ? HS_OPT_CONFLICT_GO_ON : 0) |
+		     (cfg->observe ? HS_OPT_OBSERVE : 0);
 	sc->rm.n = 0;
 	sc->done = 0;
 	c.sc = sc;
@@ -236,15 +259,13 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	/* A held line's name is counted again when it is scanned again. */
 	count_scan(cnt, &sc->s,
 		   sc->s.hold && sc->s.st.phase == HS_PH_NAME && !(sc->s.st.flags & HS_SF_CONT));
-	if (sc->s.st.phase == HS_PH_DROPPED) {
-		cnt->packets_dropped++;
-		return SK_DROP; /* the proxy's send fails (EACCES) */
-	}
-	if (sc->s.st.phase == HS_PH_HALT) {
-		policy_drops(cfg, cnt); /* it halts only under the drop policy */
-		event_drop(&sc->ev, &sc->key, HS_EVR_ON_ERROR);
-		return SK_DROP;
-	}
+	if (sc->s.st.phase == HS_PH_DROPPED)
+		return msg_drop(sc, cfg, cnt, HS_EVR_RULE); /* the send fails (EACCES) */
+	if (sc->s.st.phase == HS_PH_HALT) /* only under the drop policy */
+		return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
+	/* Ambiguous framing the drop policy would have stopped at. */
+	if (cfg->observe && policy_drops(cfg) && sc->s.conflicts)
+		msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 	if (!sc->done)
 		return give_up(msg, ss, sc, cfg, cnt);
 
@@ -255,8 +276,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		if (bpf_msg_pop_data(msg, sc->rm.off[i], sc->rm.len[i], 0)) {
 			/* Never send what should have gone. */
 			cnt->scan_incomplete++;
-			cnt->packets_dropped++;
-			return SK_DROP;
+			return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 		}
 		removed += sc->rm.len[i];
 	}

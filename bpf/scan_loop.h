@@ -92,6 +92,8 @@ static __always_inline void scan_event(const struct scan_arg *c, const struct hs
 	if (!ev || !t)
 		return;
 	act = t->rules[(s->rule - 1) & (HS_MAX_NAMES - 1)].action;
+	if (s->opts & HS_OPT_OBSERVE)
+		act = HS_ACT_OBSERVE;
 	ev->rule = s->rule;
 	ev->generation = t->generation;
 	ev->action = act;
@@ -158,6 +160,7 @@ static __always_inline void count_scan(struct hs_counters *cnt, const struct hs_
 	cnt->http_requests += s->requests;
 	cnt->headers_seen += s->seen - held;
 	cnt->headers_matched += s->matched;
+	cnt->headers_observed += s->observed;
 	cnt->framing_invalid += s->framing_invalid;
 	cnt->desync += s->desync;
 	cnt->framing_conflict += s->conflicts;

@@ -118,11 +118,33 @@ static void build_node(struct builder *b, const struct build_item *it)
 
 /*
  * What hs_trie_lookup reads beyond the step function's fields (end_depth
- * and the summaries it filters on, name_lens and last_syms; see trie.h). Breadth-first numbering puts every child after its parent: depths
+ * and the summaries it filters on, name_lens and last_syms; see trie.h),
+ * and the enforce bits of premasking (scan.h). Breadth-first numbering puts every child after its parent: depths
  * go forward, summaries backward, children first. A prefix rule covering
  * the label (pfx_in) or the names past it (pfx_out) admits every length and
  * every last byte.
  */
+/* Does rule @v - 1 (0: none) mask or drop? */
+static int enforces(const struct hs_trie *t, __u32 v)
+{
+	return v && t->rules[v - 1].action != HS_ACT_OBSERVE;
+}
+
+/* Has node @n a child with its enforce bit set (children come later in
+ * the numbering, so theirs are set already)? */
+static int children_enforce(const struct hs_trie *t, const struct hs_node *n)
+{
+	__u32 k = 0;
+
+	for (__u64 m = n->mask; m; m &= m - 1, k++) {
+		__u32 c = n->first_child + k;
+
+		if ((t->enforce[c >> 6] >> (c & 63)) & 1)
+			return 1;
+	}
+	return 0;
+}
+
 static int set_summaries(struct hs_trie *t)
 {
 	__u32 *depth = calloc(HS_MAX_NODES, sizeof(*depth));
@@ -160,6 +182,9 @@ static int set_summaries(struct hs_trie *t)
 		}
 		n->name_lens = lens;
 		n->last_syms = last;
+		if (enforces(t, n->end_rule) || enforces(t, n->pfx_in) || enforces(t, n->pfx_out) ||
+		    children_enforce(t, n))
+			t->enforce[i >> 6] |= 1ULL << (i & 63);
 	}
 	free(depth);
 	return 0;

@@ -31,6 +31,8 @@ static enum hs_rule_action public_action(enum hs_action a)
 	switch (a) {
 	case HS_ACT_DROP:
 		return HS_ACTION_DROP;
+	case HS_ACT_OBSERVE:
+		return HS_ACTION_OBSERVE;
 	case HS_ACT_MASK:
 	case HS_ACT_MAX:
 		break;
@@ -252,6 +254,7 @@ HS_API int hs_mask_headers(const hs_matcher *m, char *buf, size_t len, struct hs
 	res->headers_seen = s.seen;
 	res->headers_matched = s.matched;
 	res->headers_masked = s.masked;
+	res->headers_observed = s.observed;
 	if (s.st.phase == HS_PH_DROPPED) {
 		res->status = HS_MASK_DROP;
 		res->drop_rule = s.rule;

@@ -58,6 +58,7 @@ struct hs_compile_opts {
 enum hs_rule_action {
 	HS_ACTION_MASK = 0, /* overwrite the field line in place, same length */
 	HS_ACTION_DROP = 1, /* refuse the whole request */
+	HS_ACTION_OBSERVE = 2, /* count it (headers_observed), change nothing */
 };
 
 /* One name of the list. */
@@ -140,6 +141,7 @@ struct hs_mask_result {
 	unsigned int headers_seen; /* field lines examined */
 	unsigned int headers_matched; /* field lines whose name is in the list */
 	unsigned int headers_masked; /* field lines rewritten */
+	unsigned int headers_observed; /* field lines matched by an observe rule, kept */
 };
 
 /*

@@ -219,6 +219,8 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		cfg.flows = o->flows;
 	if (o->qdisc_created >= 0)
 		cfg.qdisc_created = o->qdisc_created;
+	if (o->observe >= 0)
+		cfg.observe = (__u8)o->observe;
 	if (o->event_rate >= 0)
 		cfg.event_rate = (__u32)o->event_rate;
 	cfg.event_cpu_rate = event_cpu_rate(cfg.event_rate);

@@ -15,6 +15,7 @@ struct apply_opts {
 	int urgent; /* enum hs_urgent, -1: keep */
 	__u32 flows; /* 0: keep */
 	long event_rate; /* events a second, -1: keep */
+	int observe; /* 1: observe mode, 0: enforce, -1: keep */
 	int qdisc_created; /* -1: keep */
 };
 

@@ -18,7 +18,7 @@ static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
-	"                       [--event-rate N]\n"
+	"                       [--event-rate N] [--observe | --enforce]\n"
 	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
@@ -42,6 +42,10 @@ static const char attach_usage[] =
 	"                        takes about 928 bytes of kernel memory, taken at attach)\n"
 	"  --event-rate N        match events a second at most, all CPUs together ('hdrstrip\n"
 	"                        events'; default 2000, 0: none); the rest are counted\n"
+	"  --observe             observe mode: every rule and policy counts and reports (events)\n"
+	"                        what it would do, and changes and drops nothing; a dry run, not\n"
+	"                        a security boundary ('update --enforce' switches it off)\n"
+	"  --enforce             the rules and policies act (the default)\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
@@ -81,9 +85,9 @@ static const struct attach_opts defaults_attach = {
 };
 
 static const struct option attach_options[] = {
-	OPTION_HEADERS,	   OPTION_HOOK,	  OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
-	OPTION_UNTRACKED,  OPTION_URGENT, OPTION_FLOWS,	   OPTION_CGROUP, OPTION_NOFOLD,
-	OPTION_EVENT_RATE, OPTION_HELP,	  { 0 },
+	OPTION_HEADERS,	   OPTION_HOOK,	   OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
+	OPTION_UNTRACKED,  OPTION_URGENT,  OPTION_FLOWS,    OPTION_CGROUP, OPTION_NOFOLD,
+	OPTION_EVENT_RATE, OPTION_OBSERVE, OPTION_ENFORCE,  OPTION_HELP,   { 0 },
 };
 
 static const char *attach_why_not(int opt)
@@ -219,6 +223,7 @@ static void attach_report(const struct attach_opts *o, const struct dev *d,
 				      : "",
 	       d->name, t->n_rules, o->set.headers, ports, hs_policy_name(cfg->on_error),
 	       have_bpffs ? d->pin_dir : "no pins (bpffs unavailable)");
+	mode_note(d, 0, cfg->observe);
 }
 
 static int do_attach(const struct attach_opts *o)

@@ -166,7 +166,8 @@ static void print_status(const struct found *f, int json, int last)
 		json_flows(found_flows(f));
 		printf(",\"pin_dir\":");
 		json_str(f->d.pin_dir);
-		printf(",\"event_rate\":%u", f->cfg.event_rate);
+		printf(",\"event_rate\":%u,\"mode\":\"%s\"", f->cfg.event_rate,
+		       f->cfg.observe ? "observe" : "enforce");
 		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
 		if (f->split)
 			printf(",\"split\":true");
@@ -179,6 +180,9 @@ static void print_status(const struct found *f, int json, int last)
 	else
 		printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
 		       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");
+	if (f->cfg.observe)
+		printf("  MODE        OBSERVE: matches and policy drops are counted and reported, "
+		       "nothing is masked, removed or dropped ('update --enforce' makes them act)\n");
 	for (int h = 0; h < HS_HOOK_MAX; h++) {
 		if (!f->st.prog_id[h])
 			continue;

@@ -15,10 +15,12 @@
 static const char update_usage[] =
 	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--event-rate N]\n"
+	"                       [--observe | --enforce]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
-	"switches every hook of DEV over; no packet sees half of two lists.\n";
+	"switches every hook of DEV over; no packet sees half of two lists. --observe and\n"
+	"--enforce switch observe mode on and off the same way.\n";
 
 /* What 'update' was asked for: its defaults, then the command line. */
 struct update_opts {
@@ -31,8 +33,9 @@ static const struct update_opts defaults_update = {
 };
 
 static const struct option update_options[] = {
-	OPTION_HEADERS, OPTION_PORTS,  OPTION_ON_ERROR,	  OPTION_UNTRACKED, OPTION_URGENT,
-	OPTION_CGROUP,	OPTION_NOFOLD, OPTION_EVENT_RATE, OPTION_HELP,	    { 0 },
+	OPTION_HEADERS, OPTION_PORTS,	OPTION_ON_ERROR, OPTION_UNTRACKED,
+	OPTION_URGENT,	OPTION_CGROUP,	OPTION_NOFOLD,	 OPTION_EVENT_RATE,
+	OPTION_OBSERVE, OPTION_ENFORCE, OPTION_HELP,	 { 0 },
 };
 
 static const char *update_why_not(int opt)
@@ -121,6 +124,7 @@ static int do_update(const struct update_opts *o)
 		pins_sync(d, &st, m, &before);
 	printf("updated '%s': %u names from %s (generation %u)\n", d->name, run.t->n_rules,
 	       o->set.headers, run.t->generation);
+	mode_note(d, before.observe, o->set.observe >= 0 ? o->set.observe : before.observe);
 	rc = EXIT_OK;
 out:
 	list_run_end(&run);

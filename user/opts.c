@@ -16,9 +16,9 @@
 /* Every device command's options: an option one command does not take is
  * named as another's (and refused), never ignored. */
 static const struct option all_options[] = {
-	OPTION_HEADERS,	  OPTION_HOOK,	     OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
-	OPTION_UNTRACKED, OPTION_URGENT,     OPTION_FLOWS,    OPTION_CGROUP, OPTION_NOFOLD,
-	OPTION_CGROUP_ID, OPTION_EVENT_RATE, { 0 },
+	OPTION_HEADERS,	  OPTION_HOOK,	     OPTION_XDP_MODE, OPTION_PORTS,   OPTION_ON_ERROR,
+	OPTION_UNTRACKED, OPTION_URGENT,     OPTION_FLOWS,    OPTION_CGROUP,  OPTION_NOFOLD,
+	OPTION_CGROUP_ID, OPTION_EVENT_RATE, OPTION_OBSERVE,  OPTION_ENFORCE, { 0 },
 };
 
 /* The option getopt_long refused, as it was written: "--name" (without
@@ -232,6 +232,14 @@ int opt_settings(const struct dev_cmd *c, int opt, struct list_settings *s)
 		return -1;
 	case OPT_EVENT_RATE:
 		return opt_event_rate(c, optarg, &s->event_rate);
+	case OPT_OBSERVE:
+	case OPT_ENFORCE:
+		if (s->observe >= 0 && s->observe != (opt == OPT_OBSERVE)) {
+			pr_err("%s: --observe and --enforce go one at a time", c->name);
+			return usage_out(c->usage, 0);
+		}
+		s->observe = opt == OPT_OBSERVE;
+		return -1;
 	default:
 		return -2;
 	}
@@ -246,6 +254,7 @@ void settings_apply_opts(const struct list_settings *s, struct apply_opts *ap)
 		.untracked = s->untracked,
 		.urgent = s->urgent,
 		.event_rate = s->event_rate,
+		.observe = s->observe,
 		.qdisc_created = -1,
 	};
 }

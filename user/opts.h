@@ -31,6 +31,8 @@ enum dev_opt {
 	OPT_NOFOLD,
 	OPT_CGROUP_ID,
 	OPT_EVENT_RATE,
+	OPT_OBSERVE,
+	OPT_ENFORCE,
 };
 
 /* The option entries of getopt_long's table, one per option, for the
@@ -83,6 +85,14 @@ enum dev_opt {
 	{                                                                                          \
 		"event-rate", required_argument, NULL, OPT_EVENT_RATE                              \
 	}
+#define OPTION_OBSERVE                                                                             \
+	{                                                                                          \
+		"observe", no_argument, NULL, OPT_OBSERVE                                          \
+	}
+#define OPTION_ENFORCE                                                                             \
+	{                                                                                          \
+		"enforce", no_argument, NULL, OPT_ENFORCE                                          \
+	}
 #define OPTION_HELP                                                                                \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
@@ -118,12 +128,13 @@ struct list_settings {
 	int untracked; /* enum hs_policy */
 	int urgent; /* enum hs_urgent */
 	long event_rate; /* events a second */
+	int observe; /* 1: --observe, 0: --enforce */
 	struct hs_list_opts list;
 };
 
 #define LIST_SETTINGS_DEFAULTS                                                                     \
 	{                                                                                          \
-		.on_error = -1, .untracked = -1, .urgent = -1, .event_rate = -1,                   \
+		.on_error = -1, .untracked = -1, .urgent = -1, .event_rate = -1, .observe = -1,    \
 		.list = { .fold_underscore = -1, .warn = list_warn },                              \
 	}
 

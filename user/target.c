@@ -108,6 +108,17 @@ const char *target_str(const struct dev *d)
 	return buf;
 }
 
+void mode_note(const struct dev *d, int before, int now)
+{
+	if (now)
+		printf("OBSERVE MODE on %s: matches and policy drops are counted and reported "
+		       "('hdrstrip events'), nothing is masked, removed or dropped; 'hdrstrip update "
+		       "%s --enforce' makes them act\n",
+		       target_str(d), d->cgroup ? "--cgroup PATH" : d->name);
+	else if (before)
+		printf("enforce mode on %s: the rules and policies act again\n", target_str(d));
+}
+
 int target_lock(const struct dev *d, struct dev_lock *lk)
 {
 	int r = dev_lock(d, lk);

@@ -22,6 +22,9 @@ int target_lock(const struct dev *d, struct dev_lock *lk);
 const char *target_word(const struct dev *d);
 /* "'eth0'" or "cgroup '/sys/fs/cgroup/x'". */
 const char *target_str(const struct dev *d);
+/* What attach or update leaves @d in, when it matters: observe mode
+ * (@now 1; loudly), or enforce mode again after observe (@before 1). */
+void mode_note(const struct dev *d, int before, int now);
 
 /* Pins under @d's name are another namespace's live attachment (@pi). */
 void pins_elsewhere_err(const struct dev *d, const struct pins_info *pi, const char *cmd);

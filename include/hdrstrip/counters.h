@@ -18,8 +18,14 @@
 	X(headers_seen, "Header field lines examined.")                                            \
 	X(headers_matched, "Header field lines whose name is in the list.")                        \
 	X(headers_masked, "Header field lines rewritten in place.")                                \
+	X(headers_observed,                                                                        \
+	  "Header field lines that matched and were kept: observe rules, or every rule in "        \
+	  "observe mode.")                                                                         \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
+	X(packets_observed,                                                                        \
+	  "Packets observe mode passed that enforce mode would have dropped (by a rule or a "      \
+	  "policy).")                                                                              \
 	X(non_http, "Inspected payloads that do not start an HTTP/1.x request.")                   \
 	X(fragments,                                                                               \
 	  "IP fragments of TCP: passed when they are not to an inspected port, else the "          \

@@ -101,9 +101,11 @@ struct hs_config {
 	__u64 ports[HS_PORT_WORDS]; /* bitmap of inspected TCP destination ports */
 	__u32 event_rate; /* --event-rate: events a second, all CPUs (0: none) */
 	__u32 event_cpu_rate; /* ... each CPU's share, rounded up: what the program reads */
+	__u8 observe; /* --observe: every rule and policy observes; nothing changes */
+	__u8 reserved[7];
 };
 
 _Static_assert(__builtin_offsetof(struct hs_config, ports) == 320, "hs_config layout");
-_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 8, "hs_config size");
+_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 16, "hs_config size");
 
 #endif /* HDRSTRIP_MAPS_H */

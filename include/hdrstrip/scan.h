@@ -225,7 +225,8 @@ struct hs_scan {
 	 * colon or line end), for the caller's match event. */
 	__u16 name_off;
 	__u16 name_len;
-	__u8 reserved4[4];
+	__u16 observed; /* lines that matched and were kept (observe) */
+	__u8 reserved4[2];
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -241,6 +242,13 @@ struct hs_scan {
  * and scans them again, from line_snap, with what follows.
  */
 #define HS_OPT_REMOVE 0x4
+/*
+ * Observe mode: every rule observes. A line that matches is reported
+ * (HS_STEP_MATCH, hs_scan.observed) and kept as a line that matches nothing
+ * is; no name is rewritten ahead at a buffer's end. A rule whose action is
+ * observe does the same in any mode.
+ */
+#define HS_OPT_OBSERVE 0x8
 
 _Static_assert(sizeof(struct hs_scan) == 160, "hs_scan layout");
 
@@ -434,9 +442,11 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 	}
 	if (s->st.phase != HS_PH_NAME || s->resume == pos)
 		return HS_STEP_DONE;
+	/* Only a name that a rule that masks or drops may still match. */
 	if (!(s->st.flags & HS_SF_PREMASKED) &&
-	    ((s->st.flags & HS_SF_IN_JUNK) ? !hs_trie_result(t, s->st.saved)
-					   : s->st.tstate == HS_TRIE_DEAD))
+	    ((s->opts & HS_OPT_OBSERVE) ||
+	     ((s->st.flags & HS_SF_IN_JUNK) ? !hs_rule_enforced(t, hs_trie_result(t, s->st.saved))
+					    : !hs_trie_may_enforce(t, s->st.tstate))))
 		return HS_STEP_DONE;
 	s->resume = pos;
 	s->st.phase = HS_PH_PREMASK;

@@ -162,12 +162,9 @@ HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
 	return HS_PH_SKIP;
 }
 
-/*
- * The name that ended at @pos matched list rule @v - 1: drop, or mask the
- * line from its start, or (HS_OPT_REMOVE) report the whole line from its
- * first byte, scanning on from @next.
- */
-HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos, __u32 next)
+/* A match of rule @v - 1 by the name that ended at @pos: what the caller's
+ * event reports. */
+HS_INLINE void hs_note_match(struct hs_scan *s, __u32 v, __u32 pos)
 {
 	__u32 dist = (hs_col(s, pos) - s->st.name_col) & 0xffff;
 	/* The name's bytes this buffer holds (a name split over two buffers:
@@ -178,6 +175,37 @@ HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __
 	s->name_len = (__u16)hs_off(pos - from);
 	s->rule = v;
 	s->matched++;
+}
+
+/* Rule @v - 1 (0: none) masks or drops here. */
+HS_INLINE int hs_rule_enforced(const struct hs_trie *t, __u32 v)
+{
+	return v && !hs_rule_observes(t, v);
+}
+
+/*
+ * A match of rule @v - 1 that only observes (its action, or observe mode):
+ * reported, then kept as a line that matches nothing is (which the caller
+ * does when this returns 1). A line whose first bytes were rewritten ahead
+ * cannot be kept: its rest is masked, as for a name that matches nothing.
+ */
+HS_INLINE int hs_observed(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos)
+{
+	if (!v || (!(s->opts & HS_OPT_OBSERVE) && !hs_rule_observes(t, v)))
+		return 0;
+	hs_note_match(s, v, pos);
+	s->observed++;
+	return 1;
+}
+
+/*
+ * The name that ended at @pos matched list rule @v - 1: drop, or mask the
+ * line from its start, or (HS_OPT_REMOVE) report the whole line from its
+ * first byte, scanning on from @next.
+ */
+HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos, __u32 next)
+{
+	hs_note_match(s, v, pos);
 	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
 		s->st.phase = HS_PH_DROPPED;
 		return HS_STEP_MATCH;
@@ -199,21 +227,27 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
 	__u32 v = hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate);
 	__u8 fc = s->st.fcand;
+	int r = HS_STEP_MORE;
 
 	if (!(s->st.flags & HS_SF_NAME_JUNK))
 		fc = hs_framing_exact(fc, hs_col(s, pos) - s->st.name_col);
 	s->st.req &= ~HS_RQ_PREV_FRAMING;
+	if (hs_observed(s, t, v, pos)) {
+		r = HS_STEP_MATCH;
+		v = 0;
+	}
 	if (!v) {
 		s->st.phase = HS_PH_SKIP;
+		/* An observed framing field is read as framing all the same. */
 		if (fc && !(s->st.conn & HS_CN_UNTRACKED) && !(s->st.req & HS_RQ_TRAILERS))
 			s->st.phase = hs_framing_field(s, fc);
 		if (s->st.flags & HS_SF_PREMASKED) {
 			/* Its first bytes are gone already: mask the rest. */
 			hs_start_mask(s, pos);
-			return HS_STEP_MORE;
+			return r;
 		}
 		s->pos = hs_off(pos + 1);
-		return HS_STEP_MORE;
+		return r;
 	}
 	return hs_matched(s, t, v, pos, pos + 1);
 }
@@ -226,16 +260,21 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
 	__u32 v = hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate);
+	int r = HS_STEP_MORE;
 
 	s->st.flags &= ~HS_SF_PREV_MASKED;
+	if (hs_observed(s, t, v, pos)) {
+		r = HS_STEP_MATCH;
+		v = 0;
+	}
 	if (!v) {
 		if (s->st.flags & HS_SF_PREMASKED) {
 			/* Its first bytes are gone already: mask the rest. */
 			hs_start_mask(s, pos);
-			return HS_STEP_MORE;
+			return r;
 		}
 		hs_end_line(s, b, pos);
-		return HS_STEP_MORE;
+		return r;
 	}
 	/* Removed, the line goes with its line end (at @pos). */
 	return hs_matched(s, t, v, pos, pos);

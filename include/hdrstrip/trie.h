@@ -36,7 +36,7 @@
 #include "names.h"
 
 #define HS_TRIE_MAGIC 0x52545348u /* "HSTR" */
-#define HS_TRIE_VERSION 3
+#define HS_TRIE_VERSION 4
 
 /* Header flags. */
 #define HS_TRIE_F_FOLD_UNDERSCORE 0x1 /* '_' matches '-' */
@@ -51,7 +51,8 @@
  */
 #define HS_ACTIONS(X)                                                                              \
 	X(MASK, "mask") /* rewrite the field line in place, same length */                         \
-	X(DROP, "drop") /* drop the packet that carries it */
+	X(DROP, "drop") /* drop the packet that carries it */                                      \
+	X(OBSERVE, "observe") /* count and report it; change and drop nothing */
 
 enum hs_action {
 #define HS_ACTION_ENUM(id, name) HS_ACT_##id,
@@ -60,7 +61,7 @@ enum hs_action {
 	HS_ACT_MAX
 };
 /* Stored in the trie map: a value never changes meaning. */
-_Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1, "hs_action values");
+_Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1 && HS_ACT_OBSERVE == 2, "hs_action values");
 
 #ifndef __bpf__
 HS_NAME_TABLE(hs_action_names, HS_ACTIONS, HS_ACT_MAX);
@@ -109,6 +110,9 @@ struct hs_node {
 	__u8 end_depth;
 };
 
+/* Words of hs_trie.enforce, a bit a node. */
+#define HS_ENFORCE_WORDS ((HS_MAX_NODES + 63) / 64)
+
 /* Bytes of the filler name a masked line takes (hs_trie.fill). */
 #define HS_FILL_NAME_LEN 10
 
@@ -135,6 +139,11 @@ struct hs_trie {
 	 * (its walk from the root dies at once), so no line it begins is a
 	 * listed field, whatever follows. */
 	__u64 fill[2];
+	/* Bit i: a rule that masks or drops may still match a name whose walk
+	 * is at node i (a rule ending at it or below, or a prefix rule of it).
+	 * A name cut at a buffer's end is rewritten ahead only then: one that
+	 * can only be observed is left as it is (scan.h). */
+	__u64 enforce[HS_ENFORCE_WORDS];
 };
 
 _Static_assert(sizeof(struct hs_rule) == 4, "hs_rule layout");
@@ -152,6 +161,27 @@ _Static_assert(HS_MAX_NAME_LEN < 0x100, "end_depth fits its 8 bits");
 HS_INLINE __u32 hs_trie_fail(__u16 pfx)
 {
 	return pfx ? (HS_TRIE_STICKY | (__u32)(pfx - 1)) : HS_TRIE_DEAD;
+}
+
+/* Does list rule @v - 1 only observe (count and report, change nothing)? */
+HS_INLINE int hs_rule_observes(const struct hs_trie *t, __u32 v)
+{
+	return t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_OBSERVE;
+}
+
+/* May a rule that masks or drops still match a name whose walk is in
+ * state @s? */
+HS_INLINE int hs_trie_may_enforce(const struct hs_trie *t, __u32 s)
+{
+	__u32 idx = s & 0xffff;
+
+	if (s == HS_TRIE_DEAD)
+		return 0;
+	if (s & HS_TRIE_STICKY)
+		return !hs_rule_observes(t, idx + 1);
+	if (idx >= HS_MAX_NODES)
+		return 0;
+	return (t->enforce[idx >> 6] >> (idx & 63)) & 1;
 }
 
 /* True when no further byte can change the verdict of state @s. */

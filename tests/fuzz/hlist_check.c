@@ -68,7 +68,10 @@ static int naive_read(const char *t, size_t len, struct lib_list *r)
 		i = w;
 		while (i < n && space(s[i]))
 			i++;
-		lib_add(r, s, w, n - i == 4 && !strncasecmp(s + i, "drop", 4));
+		lib_add(r, s, w,
+			n - i == 4 && !strncasecmp(s + i, "drop", 4)	  ? HS_ACT_DROP
+			: n - i == 7 && !strncasecmp(s + i, "observe", 7) ? HS_ACT_OBSERVE
+									  : HS_ACT_MASK);
 	}
 	return fold;
 }
@@ -105,9 +108,9 @@ static void check_query(const struct hs_trie *t, const uint8_t *q, size_t n, str
 	if (got != want)
 		failf(e, "stepping \"%s\" gives %u, the naive matcher says %u", show(q, n), got,
 		      want);
-	else if (want && (t->rules[want - 1].action == HS_ACT_DROP) != g_ref.rules[want - 1].drop)
+	else if (want && t->rules[want - 1].action != g_ref.rules[want - 1].action)
 		failf(e, "rule %u of \"%s\": action %u, the list says %s", want, show(q, n),
-		      t->rules[want - 1].action, g_ref.rules[want - 1].drop ? "drop" : "mask");
+		      t->rules[want - 1].action, hs_action_names[g_ref.rules[want - 1].action]);
 }
 
 /* The name of rule @i and what is near it. */
@@ -192,7 +195,7 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 
 		if (strlen(l.names[i].orig) != rr->len + rr->prefix ||
 		    memcmp(l.names[i].orig, rr->name, rr->len) || l.names[i].prefix != rr->prefix ||
-		    (l.names[i].action == HS_ACT_DROP) != rr->drop)
+		    l.names[i].action != rr->action)
 			failf(&e,
 			      "name %zu parsed as \"%s\" (prefix %d, action %d), the text says \"%s\"",
 			      i, l.names[i].orig, l.names[i].prefix, l.names[i].action,

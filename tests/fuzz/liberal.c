@@ -4,7 +4,7 @@
 
 #include "liberal.h"
 
-int lib_add(struct lib_list *l, const char *name, size_t len, int drop)
+int lib_add(struct lib_list *l, const char *name, size_t len, int action)
 {
 	struct lib_rule *r;
 
@@ -17,7 +17,7 @@ int lib_add(struct lib_list *l, const char *name, size_t len, int drop)
 		return -1;
 	memcpy(r->name, name, r->len);
 	r->name[r->len] = 0;
-	r->drop = drop;
+	r->action = action;
 	l->n++;
 	return 0;
 }

@@ -18,7 +18,7 @@ struct lib_rule {
 	uint8_t name[LIB_MAX_NAME + 1]; /* as written, without the '*' */
 	size_t len;
 	int prefix; /* the name ended in '*' */
-	int drop; /* action drop (else mask) */
+	int action; /* enum hs_action: mask, drop or observe */
 };
 
 struct lib_list {
@@ -28,12 +28,18 @@ struct lib_list {
 };
 
 /* Add a rule written as @name (a trailing '*' makes it a prefix rule). */
-int lib_add(struct lib_list *l, const char *name, size_t len, int drop);
+int lib_add(struct lib_list *l, const char *name, size_t len, int action);
 
 /* Rule index + 1 of the rule name @q matches, or 0: an exact rule equal to
  * @q (ASCII case folded, '_' as '-' when the list folds) wins, else the
  * longest prefix rule @q starts with. */
 uint32_t lib_match(const struct lib_list *l, const uint8_t *q, size_t n);
+
+/* Rule index + 1 @m (0: none) masks or drops. */
+static inline int lib_enforced(const struct lib_list *l, uint32_t m)
+{
+	return m && l->rules[m - 1].action != 2 /* HS_ACT_OBSERVE */;
+}
 
 /* Could the name whose first @n bytes are @q (trailing blanks included)
  * still match, whatever bytes follow? */

@@ -327,7 +327,7 @@ static void test_tcp_model_control(void **state)
 struct cut_scan {
 	char out[1024];
 	__u8 phase; /* where the stream ended */
-	unsigned int conflicts, masked;
+	unsigned int conflicts, masked, observed, matched;
 };
 
 /* Scan @text in segments ending at the first @n_cuts of @cuts (ascending,
@@ -369,6 +369,8 @@ static void scan_cut(const struct hs_trie *t, const char *text, const size_t *cu
 		r->phase = s.st.phase;
 		r->conflicts += s.conflicts;
 		r->masked += s.masked;
+		r->observed += s.observed;
+		r->matched += s.matched;
 		if (s.st.phase >= HS_PH_NOT_HTTP)
 			return;
 		hs_scan_finish(&s, &st);
@@ -518,6 +520,97 @@ static void test_three_walks_one_line(void **state)
 	fx_free(&fx);
 }
 
+/* ---- observe (issue 18) ---- */
+
+/*
+ * An observe rule's line is kept, whole, at every cut; a rule that masks
+ * beside it still masks. A name cut at a segment's end is rewritten ahead
+ * only while a rule that masks may still match it: cut inside
+ * "X-Internal-" (either rule) the observed line is masked (its first bytes
+ * are gone); cut after "X-Internal-A" (only the observe rule) it is kept.
+ */
+static void test_observe_rule(void **state)
+{
+	static const char text[] = "GET / HTTP/1.1\r\nHost: h\r\nX-Internal-Auth: a\r\n"
+				   "X-Internal-Trace: b\r\n\r\n";
+	const char *auth = strstr(text, "X-Internal-Auth"),
+		   *trace = strstr(text, "X-Internal-Trace");
+	size_t at = (size_t)(auth - text), line = strlen("X-Internal-Auth: a");
+	struct fixture fx;
+	struct cut_scan r;
+
+	(void)state;
+	fx_build(&fx, "x-internal-auth observe\nx-internal-trace\n", -1);
+	for (size_t cut = 0; cut < sizeof(text) - 1; cut++) {
+		int ahead = cut > at && cut <= at + strlen("X-Internal-");
+
+		scan_cut(fx.trie, text, &cut, cut ? 1 : 0, 0, 0, &r);
+		if (r.matched != 2 || r.observed != 1 || r.masked != 1)
+			fail_msg("cut at %zu: %u matched, %u observed, %u masked", cut, r.matched,
+				 r.observed, r.masked);
+		if (!ahead && memcmp(r.out + at, auth, line))
+			fail_msg("cut at %zu: the observed line changed: \"%.*s\"", cut, (int)line,
+				 r.out + at);
+		if (ahead && memcmp(r.out + at, "y-hdrstrip: xxxxxx", line))
+			fail_msg("cut at %zu, inside a name a masking rule may take: \"%.*s\"", cut,
+				 (int)line, r.out + at);
+		if (memcmp(r.out + (trace - text), "y-hdrstrip: xxxxxxx", 19))
+			fail_msg("cut at %zu: the masked line is \"%.19s\"", cut,
+				 r.out + (trace - text));
+	}
+	fx_free(&fx);
+}
+
+/* Observe mode (HS_OPT_OBSERVE): no byte changes at any cut, not even
+ * ahead of a cut name; every rule's line counts as observed, a drop rule's
+ * too, and the stream goes on past it. */
+static void test_observe_mode(void **state)
+{
+	static const char text[] = "GET / HTTP/1.1\r\nX-Internal-Auth: a\r\nX-Kill-Switch: b\r\n"
+				   "\r\nGET /2 HTTP/1.1\r\nX-Internal-Trace: c\r\n\r\n";
+	struct fixture fx;
+	struct cut_scan r;
+
+	(void)state;
+	fx_build(&fx, "x-internal-auth\nx-internal-trace\nx-kill-switch drop\n", -1);
+	for (size_t cut = 0; cut < sizeof(text) - 1; cut++) {
+		scan_cut(fx.trie, text, &cut, cut ? 1 : 0, 0, HS_OPT_OBSERVE, &r);
+		if (strcmp(r.out, text) || r.observed != 3 || r.masked || r.matched != 3 ||
+		    r.phase == HS_PH_DROPPED)
+			fail_msg("cut at %zu: %u observed, %u masked, phase %u, output \"%s\"", cut,
+				 r.observed, r.masked, r.phase,
+				 show_query((const __u8 *)r.out, strlen(r.out)));
+	}
+	fx_free(&fx);
+}
+
+/* An observed Content-Length frames the body all the same: the body's
+ * bytes (which look like an internal field) are not scanned as lines, and
+ * the next request's internal field is masked. */
+static void test_observe_framing_field(void **state)
+{
+	static const char text[] = "POST / HTTP/1.1\r\nContent-Length: 21\r\n\r\n"
+				   "X-Internal-Auth: b\r\n\r\n"
+				   "GET / HTTP/1.1\r\nX-Internal-Auth: c\r\n\r\n";
+	const char *body = strstr(text, "X-Internal-Auth: b"),
+		   *next = strstr(text, "X-Internal-Auth: c");
+	struct fixture fx;
+	struct cut_scan r;
+
+	(void)state;
+	fx_build(&fx, "content-length observe\nx-internal-auth\n", -1);
+	for (size_t cut = 0; cut < sizeof(text) - 1; cut++) {
+		scan_cut(fx.trie, text, &cut, cut ? 1 : 0, 0, 0, &r);
+		if (r.observed != 1 || r.masked != 1 || memcmp(r.out + (body - text), body, 21) ||
+		    memcmp(r.out + (next - text), "y-hdrstrip: x", 13) ||
+		    memcmp(r.out, text, (size_t)(body - text)))
+			fail_msg("cut at %zu: %u observed, %u masked, output \"%s\"", cut,
+				 r.observed, r.masked,
+				 show_query((const __u8 *)r.out, strlen(r.out)));
+	}
+	fx_free(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -532,6 +625,9 @@ int main(void)
 		cmocka_unit_test(test_framing_name_after_300_blanks),
 		cmocka_unit_test(test_midconn_first_line_cut),
 		cmocka_unit_test(test_three_walks_one_line),
+		cmocka_unit_test(test_observe_rule),
+		cmocka_unit_test(test_observe_mode),
+		cmocka_unit_test(test_observe_framing_field),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

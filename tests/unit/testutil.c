@@ -62,8 +62,9 @@ static void ref_line(struct ref_list *r, const char *s, size_t len, int *fold)
 	w2 = s + nlen;
 	while (w2 < s + len && ref_space(*w2))
 		w2++;
-	rule->action =
-		(s + len - w2 == 4 && !strncasecmp(w2, "drop", 4)) ? HS_ACT_DROP : HS_ACT_MASK;
+	rule->action = (s + len - w2 == 4 && !strncasecmp(w2, "drop", 4))      ? HS_ACT_DROP
+		       : (s + len - w2 == 7 && !strncasecmp(w2, "observe", 7)) ? HS_ACT_OBSERVE
+									       : HS_ACT_MASK;
 }
 
 void ref_parse(struct ref_list *r, const char *text, int fold)
