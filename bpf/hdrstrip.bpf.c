@@ -63,6 +63,7 @@ struct scratch {
 	__u32 s_flags;
 	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
 	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
+	__u32 redrop; /* the segment retransmits one a drop rule dropped (flow.h) */
 	struct hs_event ev; /* the template of this packet's events */
 };
 
@@ -106,6 +107,7 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 		return 0;
 	c.ev = &sc->ev;
 	c.key = &sc->pk.key;
+	c.quiet = (int)sc->redrop;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
 	sc->s.opts = sc->p_opts;
 	sc->done = 0;
@@ -181,7 +183,8 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 			scan_piece_xdp(ctx, sc, t);
 		else
 			scan_piece_tc(ctx, sc, t);
-		count_scan(cnt, &sc->s, 0);
+		if (!sc->redrop)
+			count_scan(cnt, &sc->s, 0);
 		sc->conflicts += sc->s.conflicts;
 		cnt->headers_masked += sc->s.masked;
 		cnt->split_names += sc->s.premasked;
@@ -289,6 +292,17 @@ static __always_inline void observed_drop(struct scratch *sc, struct hs_counters
 	event_drop(&sc->ev, &sc->pk.key, HS_ACT_OBSERVE, why);
 }
 
+/* A drop rule dropped the segment: its flow remembers where it starts, so
+ * that its retransmissions are told apart. */
+static __always_inline void rule_dropped(struct scratch *sc, struct hs_flow *f)
+{
+	sc->why = HS_EVR_RULE;
+	if (f) {
+		f->fl |= HS_FL_RULE_DROP;
+		f->drop_seq = sc->s_seq;
+	}
+}
+
 static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
 						   const struct hs_trie *t, struct hs_config *cfg,
 						   struct hs_counters *cnt, const int xdp)
@@ -331,6 +345,7 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	if (cfg->observe)
 		sc->p_opts |= HS_OPT_OBSERVE;
 	sc->conflicts = 0;
+	sc->redrop = f && (f->fl & HS_FL_RULE_DROP) && f->drop_seq == sc->s_seq;
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
@@ -351,16 +366,17 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		}
 		add_seg_counts(cnt, &sc->w);
 		if (r == HS_SEG_DROP) {
-			sc->why = HS_EVR_RULE;
+			rule_dropped(sc, f);
 			return HS_VERDICT_DROP;
 		}
 		return HS_VERDICT_PASS;
 	}
 	add_seg_counts(cnt, &sc->w);
 	if (r == HS_SEG_DROP) {
-		sc->why = sc->w.why == HS_WHY_NONE	  ? HS_EVR_RULE
-			  : sc->w.why == HS_WHY_UNTRACKED ? HS_EVR_UNTRACKED
-							  : HS_EVR_INVALID;
+		if (sc->w.why == HS_WHY_NONE)
+			rule_dropped(sc, f);
+		else
+			sc->why = sc->w.why == HS_WHY_UNTRACKED ? HS_EVR_UNTRACKED : HS_EVR_INVALID;
 		return HS_VERDICT_DROP;
 	}
 	if (r == HS_SEG_POLICY)
@@ -633,7 +649,10 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		observed_drop(sc, cnt, (__u8)sc->why);
 		return HS_VERDICT_PASS;
 	}
-	cnt->packets_dropped++;
+	if (sc->why == HS_EVR_RULE && sc->redrop)
+		cnt->retransmits_dropped++;
+	else
+		cnt->packets_dropped++;
 	if (sc->why != HS_EVR_RULE)
 		event_drop(&sc->ev, &sc->pk.key, HS_ACT_DROP, (__u8)sc->why);
 	return v;

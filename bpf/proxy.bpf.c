@@ -254,6 +254,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.ctx = msg;
 	c.ev = &sc->ev;
 	c.key = &sc->key;
+	c.quiet = 0; /* a dropped send is not sent again */
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
 	/* A held line's name is counted again when it is scanned again. */

@@ -77,6 +77,7 @@ struct scan_arg {
 	void *ctx; /* the program's context: where the buffer is */
 	struct hs_event *ev; /* the event template, in the scratch */
 	const struct hs_flow_key *key; /* the connection, for events */
+	int quiet; /* a retransmission of a segment a drop rule dropped: no hits, no events */
 };
 
 /* The match @s just made, as an event: its rule, its action and the name's
@@ -133,8 +134,10 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
 		if (r == HS_STEP_MORE)
 			continue;
 		if (r == HS_STEP_MATCH) {
-			count_hit(c->t, s->rule);
-			scan_event(c, s, data, data_end);
+			if (!c->quiet) {
+				count_hit(c->t, s->rule);
+				scan_event(c, s, data, data_end);
+			}
 			if (s->st.phase != HS_PH_DROPPED)
 				continue;
 		} else if (r == HS_STEP_REMOVE && rm) {

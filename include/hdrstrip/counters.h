@@ -23,6 +23,9 @@
 	  "observe mode.")                                                                         \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
+	X(retransmits_dropped,                                                                     \
+	  "Retransmissions of a segment a drop rule dropped: dropped again, not counted in "       \
+	  "packets_dropped or the per-header hits, and no event.")                                 \
 	X(packets_observed,                                                                        \
 	  "Packets observe mode passed that enforce mode would have dropped (by a rule or a "      \
 	  "policy).")                                                                              \

@@ -76,13 +76,18 @@ struct hs_ckpt {
 #define HS_FL_STARTED 0x01 /* data was taken in order: a SYN is no retransmission */
 #define HS_FL_SYN_PENDING 0x02 /* a SYN came inside the connection (syn_isn) */
 #define HS_FL_NO_START 0x04 /* begun without state, line by line: its start is unknown */
+#define HS_FL_RULE_DROP 0x08 /* a drop rule dropped the segment at drop_seq */
 
 struct hs_flow {
 	__u32 next_seq; /* sequence number of the next byte in order */
 	__u32 syn_isn; /* HS_FL_SYN_PENDING: that SYN's sequence number */
 	__u8 ck_next; /* next checkpoint slot to fill */
 	__u8 fl; /* HS_FL_* */
-	__u8 reserved[6];
+	__u8 reserved[2];
+	/* HS_FL_RULE_DROP: where that segment started. Its retransmissions
+	 * (they start there too) are dropped again and counted apart, so the
+	 * counters and events say how many requests were refused. */
+	__u32 drop_seq;
 	struct hs_stream cur; /* the state at next_seq */
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };
