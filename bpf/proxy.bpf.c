@@ -103,6 +103,7 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
 	__u32 key = 0;
+	long r;
 	__u64 cookie;
 
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
@@ -126,8 +127,11 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 	if (fastopen_unseen(skops))
 		cnt->fastopen_unfiltered++;
 	cookie = bpf_get_socket_cookie(skops);
-	if (!bpf_sock_hash_update(skops, &socks, &cookie, BPF_NOEXIST))
+	r = bpf_sock_hash_update(skops, &socks, &cookie, BPF_NOEXIST);
+	if (!r)
 		cnt->flows_new++;
+	else if (r != -17 /* EEXIST */)
+		cnt->conns_unfiltered++; /* full: nothing can refuse it from here */
 	return 1;
 }
 

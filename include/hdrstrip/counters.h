@@ -51,6 +51,9 @@
 	X(headers_removed, "Proxy mode: header field lines taken out of sent data.")               \
 	X(removed_bytes, "Proxy mode: bytes taken out of sent data.")                              \
 	X(conns_preexisting, "Proxy mode: connections open before the attach, left alone.")        \
+	X(conns_unfiltered,                                                                        \
+	  "Proxy mode: connections the sockhash had no room for (65536 at once): their sends "     \
+	  "are not filtered.")                                                                     \
 	X(fastopen_unfiltered,                                                                     \
 	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "         \
 	  "sk_msg program could see them.")                                                        \
