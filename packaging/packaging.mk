@@ -33,7 +33,8 @@ SUBST_PATHS = sed -e 's|/usr/local/sbin|$(SBINDIR)|g' \
 # the directories that are hdrstrip's own if they are left empty.
 INSTALLED := $(SBINDIR)/hdrstrip \
 	$(PKGLIBDIR)/hdrstrip.bpf.o $(PKGLIBDIR)/hdrstrip-service \
-	$(UNITDIR)/hdrstrip@.service \
+	$(UNITDIR)/hdrstrip@.service $(UNITDIR)/hdrstrip-textfile.service \
+	$(UNITDIR)/hdrstrip-textfile.timer \
 	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
 	$(MANDIR)/man8/hdrstrip.8 \
 	$(BASHCOMPDIR)/hdrstrip \
@@ -56,6 +57,8 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
+	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer; do \
+		$(SUBST_PATHS) packaging/$$u > $(DESTDIR)$(UNITDIR)/$$u; done
 	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example
 	$(Q)$(SUBST_PATHS) man/hdrstrip.8 > $(DESTDIR)$(MANDIR)/man8/hdrstrip.8
@@ -72,6 +75,8 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)install -m 0644 packaging/internal-headers.example \
 		$(DESTDIR)$(DOCDIR)/internal-headers.example
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hdrstrip@.service \
+		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.service \
+		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.timer \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
 		$(DESTDIR)$(MANDIR)/man8/hdrstrip.8 $(DESTDIR)$(PKGCONFIGDIR)/hdrstrip.pc
 	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \

@@ -285,6 +285,7 @@ enum list_gauge {
 	LIST_NAMES,
 	LIST_GENERATION,
 	LIST_UPDATED,
+	LIST_OBSERVE,
 	LIST_GAUGE_MAX,
 };
 
@@ -297,6 +298,9 @@ static const struct {
 			      "Header list changes since the device's first attach." },
 	[LIST_UPDATED] = { "hdrstrip_list_updated_timestamp_seconds",
 			   "Unix time of the device's last header list change." },
+	[LIST_OBSERVE] = { "hdrstrip_observe_mode",
+			   "1 in observe mode (--observe: nothing is masked, removed or dropped), "
+			   "0 in enforce mode." },
 };
 
 static unsigned long long list_gauge(const struct hs_config *cfg, enum list_gauge g)
@@ -306,6 +310,8 @@ static unsigned long long list_gauge(const struct hs_config *cfg, enum list_gaug
 		return cfg->n_names;
 	case LIST_GENERATION:
 		return cfg->generation;
+	case LIST_OBSERVE:
+		return cfg->observe;
 	case LIST_UPDATED:
 	case LIST_GAUGE_MAX:
 		break;

@@ -47,6 +47,8 @@ $P/sbin/hdrstrip f 755
 $P/lib/hdrstrip/hdrstrip.bpf.o f 644
 $P/lib/hdrstrip/hdrstrip-service f 755
 $P/lib/systemd/system/hdrstrip@.service f 644
+$P/lib/systemd/system/hdrstrip-textfile.service f 644
+$P/lib/systemd/system/hdrstrip-textfile.timer f 644
 /etc/hdrstrip/IFACE.conf.example f 644
 $P/share/man/man8/hdrstrip.8 f 644
 $P/share/bash-completion/completions/hdrstrip f 644
@@ -199,6 +201,8 @@ check "make install PREFIX" $MAKE --no-print-directory install PREFIX="$R" SYSCO
 UNIT=$R/lib/systemd/system/hdrstrip@.service
 SVC=$R/lib/hdrstrip/hdrstrip-service
 check "unit rewritten for PREFIX" grep -qx "ExecStart=$SVC start %I" "$UNIT"
+check "textfile unit rewritten for PREFIX" grep -q "^ExecStart=$SVC textfile " \
+	"$R/lib/systemd/system/hdrstrip-textfile.service"
 check "helper rewritten for PREFIX" grep -q "^HDRSTRIP=\${HDRSTRIP:-$R/sbin/hdrstrip}" "$SVC"
 check "man page rewritten for PREFIX" grep -q "$R/lib/hdrstrip/hdrstrip.bpf.o" "$R/share/man/man8/hdrstrip.8"
 if command -v systemd-analyze >/dev/null; then
@@ -208,6 +212,14 @@ if command -v systemd-analyze >/dev/null; then
 		ok "systemd-analyze verify hdrstrip@eth0.service"
 	else
 		bad "systemd-analyze verify hdrstrip@eth0.service"
+		sed 's/^/    | /' "$T/verify.out" >&2
+	fi
+	if MANPATH=$R/share/man systemd-analyze verify "$R/lib/systemd/system/hdrstrip-textfile.timer" \
+		"$R/lib/systemd/system/hdrstrip-textfile.service" >"$T/verify.out" 2>&1 &&
+		[ ! -s "$T/verify.out" ]; then
+		ok "systemd-analyze verify hdrstrip-textfile.timer and .service"
+	else
+		bad "systemd-analyze verify hdrstrip-textfile.timer and .service"
 		sed 's/^/    | /' "$T/verify.out" >&2
 	fi
 else

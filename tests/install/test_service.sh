@@ -63,6 +63,30 @@ assert_match "$EXPECT_OUT" "bad.txt:2:" "the error names the list's line"
 assert_eq "$(field names)" 3 "names after a failed reload"
 sed -i "s|bad.txt|list2.txt|" "$WORK/dev.conf"
 
+# MODE and EVENT_RATE: observe mode and the rate on a reload, enforce again
+# when MODE goes; a bad MODE names the file.
+printf 'MODE=observe\nEVENT_RATE=50\n' >>"$WORK/dev.conf"
+step "reload with MODE=observe" svc reload
+assert_eq "$(field mode)" observe "mode after MODE=observe"
+assert_eq "$(field event_rate)" 50 "event rate after EVENT_RATE=50"
+sed -i '/^MODE=/d' "$WORK/dev.conf"
+step "reload without MODE" svc reload
+assert_eq "$(field mode)" enforce "mode after MODE is taken out"
+echo "MODE=dry-run" >>"$WORK/dev.conf"
+expect_exit 2 "reload with MODE=dry-run" svc reload
+assert_match "$EXPECT_OUT" "dev.conf: MODE is enforce, observe or empty" "the error names the file"
+sed -i '/^MODE=/d' "$WORK/dev.conf"
+
+# textfile: every device's metrics for node_exporter, replaced whole.
+mkdir "$WORK/textfile"
+step "textfile" "$SVC" -n "$SNS" textfile "$WORK/textfile"
+assert_eq "$(ls -A "$WORK/textfile")" hdrstrip.prom "textfile: one file, no temporary left"
+step "textfile: Prometheus text format" "$PYTHON" "$REPO_ROOT/tests/install/promcheck.py" \
+	"$WORK/textfile/hdrstrip.prom"
+assert_match "$(cat "$WORK/textfile/hdrstrip.prom")" "^hdrstrip_list_names\\{dev=\"$SDEV\"" \
+	"textfile: the device's metrics"
+expect_exit 2 "textfile into a missing directory" "$SVC" textfile "$WORK/no-such-dir"
+
 # HOOKS shrinks: a start (restart) detaches what the file no longer names.
 sed -i 's|^HOOKS=.*|HOOKS=xdp|' "$WORK/dev.conf"
 step "start with HOOKS=xdp" svc start
