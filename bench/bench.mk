@@ -6,8 +6,9 @@
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
 #   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
 #   make bench-scaling           cost against header-block and list size, plotted (root)
+#   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-e2e
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-e2e
 
 BENCH_OUT := $(OUTPUT)/bench
 BENCH_LOOKUP := $(BENCH_OUT)/bench_lookup
@@ -74,6 +75,11 @@ BENCH_DP_ARGS = --obj $(BPF_OBJ) --empty $(BENCH_OUT)/empty.bpf.o \
 bench-dataplane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
 	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what dataplane,memory $(BENCH_ARGS) || \
 		[ $$? -eq 77 ]
+
+# Match events: off, the default rate with the ring buffer full or read,
+# and every match an event (BENCHMARKS.md, "Match events").
+bench-events: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
+	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what events $(BENCH_ARGS) || [ $$? -eq 77 ]
 
 # Two builds of the datapath side by side: AB_OLD (a git revision, built in
 # a temporary worktree) against the working tree's object.

@@ -31,9 +31,15 @@
  *     default), and the control packets (SYN, ACK, FIN).
  *
  * Also: --what scaling (cost against header-block size and list size, data
- * files for gnuplot) and --what memory (trie and flow-table sizes).
+ * files for gnuplot), --what memory (trie and flow-table sizes) and --what
+ * events (what match events add, by --event-rate and reader).
+ *
+ * The dataplane and scaling figures run with match events off (the
+ * config's event_rate 0, as --event-rate 0 sets it); --what events
+ * measures them.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1111,6 +1117,254 @@ static void run_memory(struct bench *b)
 	printf("bench: mem_flows_default_memlock %lld bytes\n", ml_small);
 }
 
+/* ---- events ---------------------------------------------------------------- */
+
+/*
+ * What match events cost (--what events): the typical request, whose two
+ * internal fields are each a match and so an event, on an established
+ * connection (method B: one call per packet on fresh bytes, the program's
+ * own run time), with the events configured five ways, taking turns
+ * within each run:
+ *
+ *   off        --event-rate 0: no event, no bucket
+ *   full       the default 2000/s (each CPU's bucket its share, rounded
+ *              up), the ring buffer full and nobody reading it: a match
+ *              takes a token when the bucket has one, then fails to reserve
+ *   read       the default, with a reader draining the ring buffer as
+ *              'hdrstrip events --follow' does (ring_buffer__poll, another
+ *              thread)
+ *   all_full   every match passes the bucket (a rate no --event-rate
+ *              gives: the bucket never empties), ring full: each match is
+ *              a token and a failed reserve
+ *   all_read   every match passes the bucket, the reader draining: each
+ *              match is written (reserve, copy, submit, and the reader's
+ *              wake-ups)
+ *   all_batch  the same, but the reader reads what is there every
+ *              millisecond (ring_buffer__consume) instead of waiting on
+ *              the ring buffer: it is seldom caught up, so a submit seldom
+ *              has to wake it
+ *
+ * The default's bucket starts full: its first tokens (its share of a
+ * second) go to the first matches of each turn, the rest find it empty,
+ * as under a flood. So the medians give the steady cost per packet and
+ * the means what the tokens add on top.
+ */
+enum ev_variant { EV_OFF, EV_FULL, EV_READ, EV_ALL_FULL, EV_ALL_READ, EV_ALL_BATCH, EV_MAX };
+static const char *const ev_name[EV_MAX] = { "off",	 "full",     "read",
+					     "all_full", "all_read", "all_batch" };
+#define EV_UNLIMITED 4000000000u /* each CPU's rate: tokens for any match rate */
+
+struct ev_reader {
+	struct ring_buffer *rb;
+	pthread_t thread;
+	volatile int stop;
+	int batch; /* read every millisecond, not when woken */
+	volatile __u64 got;
+};
+
+static int ev_count(void *ctx, void *data, size_t size)
+{
+	struct ev_reader *r = ctx;
+
+	(void)data;
+	(void)size;
+	r->got++;
+	return 0;
+}
+
+static void *ev_read_loop(void *arg)
+{
+	struct ev_reader *r = arg;
+
+	while (!r->stop) {
+		if (r->batch) {
+			usleep(1000);
+			ring_buffer__consume(r->rb);
+		} else {
+			ring_buffer__poll(r->rb, 20);
+		}
+	}
+	ring_buffer__consume(r->rb);
+	return NULL;
+}
+
+static void ev_reader_start(struct ev_reader *r)
+{
+	r->stop = 0;
+	if (pthread_create(&r->thread, NULL, ev_read_loop, r))
+		die("cannot start the reader thread");
+}
+
+static void ev_reader_stop(struct ev_reader *r)
+{
+	r->stop = 1;
+	pthread_join(r->thread, NULL);
+}
+
+/* The config's event fields: @rate a second for the device, @cpu_rate
+ * each CPU's (what the programs read). */
+static void set_events(struct bench *b, __u32 rate, __u32 cpu_rate)
+{
+	struct hs_config cfg;
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(b->h.config_fd, &key, &cfg))
+		die("cannot read the config: %s", strerror(errno));
+	cfg.event_rate = rate;
+	cfg.event_cpu_rate = cpu_rate;
+	if (bpf_map_update_elem(b->h.config_fd, &key, &cfg, BPF_ANY))
+		die("cannot write the config: %s", strerror(errno));
+}
+
+/* Fill the ring buffer (nobody reading): requests until events are lost. */
+static void ev_fill(struct bench *b, enum th_hook hook, struct request *r)
+{
+	struct hs_counters c0, c1;
+
+	set_events(b, HS_EVENT_RATE_MAX, EV_UNLIMITED);
+	open_flow(b, hook);
+	for (int i = 0; i < 100000; i++) {
+		if (th_counters(&b->h, &c0))
+			die("cannot read the counters");
+		place_request(r, b->next_seq);
+		for (int k = 0; k < r->n_segs; k++)
+			run_once(b->fd[P_HS][hook], &r->seg[k]);
+		b->next_seq += r->len;
+		if (th_counters(&b->h, &c1))
+			die("cannot read the counters");
+		if (c1.events_dropped > c0.events_dropped)
+			return;
+	}
+	die("the ring buffer did not fill");
+}
+
+/* One turn of @v: @calls requests; their per-call times (the sum over the
+ * request's segments) go to @v_out. */
+static void ev_turn(struct bench *b, enum ev_variant v, enum th_hook hook, struct request *r,
+		    struct ev_reader *rd, double *v_out, __u64 *events, __u64 *dropped)
+{
+	__u32 cpu_rate = (HS_EVENT_RATE_DEFAULT + b->h.ncpus - 1) / b->h.ncpus;
+	int reading = v == EV_READ || v == EV_ALL_READ || v == EV_ALL_BATCH;
+	struct hs_counters c0, c1;
+
+	if (v == EV_FULL || v == EV_ALL_FULL)
+		ev_fill(b, hook, r);
+	if (v == EV_OFF)
+		set_events(b, 0, 0);
+	else if (v == EV_ALL_FULL || v == EV_ALL_READ || v == EV_ALL_BATCH)
+		set_events(b, HS_EVENT_RATE_MAX, EV_UNLIMITED);
+	else
+		set_events(b, HS_EVENT_RATE_DEFAULT, cpu_rate);
+	if (reading) {
+		rd->batch = v == EV_ALL_BATCH;
+		ev_reader_start(rd);
+		usleep(50000); /* it drains what a 'full' turn left */
+	}
+	open_flow(b, hook);
+	if (th_counters(&b->h, &c0))
+		die("cannot read the counters");
+	for (int c = 0; c < b->calls; c++) {
+		place_request(r, b->next_seq);
+		v_out[c] = 0;
+		for (int i = 0; i < r->n_segs; i++)
+			v_out[c] += call_once(b->fd[P_HS][hook], &r->seg[i]);
+		b->next_seq += r->len;
+	}
+	if (th_counters(&b->h, &c1))
+		die("cannot read the counters");
+	if (reading)
+		ev_reader_stop(rd);
+	*events += c1.events - c0.events;
+	*dropped += c1.events_dropped - c0.events_dropped;
+	if (c1.headers_masked - c0.headers_masked != (__u64)b->calls * r->internal)
+		die("events %s: %llu lines masked, want %llu", ev_name[v],
+		    (unsigned long long)(c1.headers_masked - c0.headers_masked),
+		    (unsigned long long)b->calls * r->internal);
+}
+
+static double mean(const double *v, int n)
+{
+	double s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	return s / n;
+}
+
+static void run_events(struct bench *b)
+{
+	struct request req;
+	struct ev_reader rd = { 0 };
+	double *med = xcalloc((size_t)TH_HOOKS * EV_MAX * b->runs, sizeof(double));
+	double *avg = xcalloc((size_t)TH_HOOKS * EV_MAX * b->runs, sizeof(double));
+	double *v = xcalloc(b->calls, sizeof(double)), tmp[64];
+	__u64 events[TH_HOOKS][EV_MAX] = { 0 }, dropped[TH_HOOKS][EV_MAX] = { 0 };
+	double m[TH_HOOKS][EV_MAX], a[TH_HOOKS][EV_MAX], ratio[TH_HOOKS][EV_MAX];
+	struct bpf_map *map = bpf_object__find_map_by_name(b->h.obj, "events");
+#define EVS(arr, hk, ev, run) arr[((size_t)(hk) * EV_MAX + (ev)) * b->runs + (run)]
+
+	if (b->runs > 64)
+		die("--runs: at most 64 for the events runs");
+	if (!map)
+		die("no map 'events' in '%s': an object without match events", b->obj_path);
+	rd.rb = ring_buffer__new(bpf_map__fd(map), ev_count, &rd, NULL);
+	if (!rd.rb)
+		die("cannot open the events ring buffer: %s", strerror(errno));
+	make_request(&req, "typical", req_typical(1), b->trie);
+	if (req.internal != 2)
+		die("the typical request matches %u fields of the list, not 2", req.internal);
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		check_request(b, hk, &req);
+	for (int run = 0; run < b->runs; run++)
+		for (int hk = 0; hk < TH_HOOKS; hk++)
+			for (int k = 0; k < EV_MAX; k++) {
+				enum ev_variant e = (k + run) % EV_MAX;
+
+				ev_turn(b, e, hk, &req, &rd, v, &events[hk][e], &dropped[hk][e]);
+				EVS(avg, hk, e, run) = mean(v, b->calls);
+				EVS(med, hk, e, run) = median(v, b->calls);
+			}
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		for (int e = 0; e < EV_MAX; e++) {
+			for (int run = 0; run < b->runs; run++)
+				tmp[run] = EVS(med, hk, e, run) / EVS(med, hk, EV_OFF, run);
+			ratio[hk][e] = median(tmp, b->runs);
+			m[hk][e] = median(&EVS(med, hk, e, 0), b->runs);
+			a[hk][e] = median(&EVS(avg, hk, e, 0), b->runs);
+		}
+
+	printf("Match events (the typical request, %u bytes, %u fields of which %u match: %u events\n"
+	       "a request; method B, established connection, %d calls x %d runs per variant,\n"
+	       "variants interleaved within each run; %d CPUs, default rate %u/s = %u/s per CPU)\n",
+	       req.len, req.fields, req.internal, req.internal, b->calls, b->runs, b->h.ncpus,
+	       HS_EVENT_RATE_DEFAULT, (HS_EVENT_RATE_DEFAULT + b->h.ncpus - 1) / b->h.ncpus);
+	printf("%-5s %-9s %9s %9s %9s %12s %12s\n", "hook", "variant", "median", "mean", "x off",
+	       "events", "ev dropped");
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		for (int e = 0; e < EV_MAX; e++)
+			printf("%-5s %-9s %9.1f %9.1f %9.3f %12llu %12llu\n", th_hook_name[hk],
+			       ev_name[e], m[hk][e], a[hk][e], ratio[hk][e],
+			       (unsigned long long)events[hk][e], (unsigned long long)dropped[hk][e]);
+	printf("(ns per request = per packet: one segment; events / ev dropped: the counters over\n"
+	       "all runs; the reader read %llu events)\n",
+	       (unsigned long long)rd.got);
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		for (int e = 0; e < EV_MAX; e++) {
+			const char *h = th_hook_name[hk];
+
+			printf("bench: ev_%s_%s_median %.1f ns\n", h, ev_name[e], m[hk][e]);
+			printf("bench: ev_%s_%s_mean %.1f ns\n", h, ev_name[e], a[hk][e]);
+			printf("bench: ev_%s_%s_vs_off %.3f ratio\n", h, ev_name[e], ratio[hk][e]);
+		}
+	set_events(b, 0, 0);
+	ring_buffer__free(rd.rb);
+	free_request(&req);
+	free(v);
+	free(med);
+	free(avg);
+#undef EVS
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 static void usage(void)
@@ -1121,7 +1375,7 @@ static void usage(void)
 		"                       [--repeat N] [--runs N] [--calls N]\n"
 		"\n"
 		"ns per packet of hdrstrip's XDP and TC programs through BPF_PROG_TEST_RUN (root).\n"
-		"  --what LIST   dataplane,scaling,memory (default: dataplane,memory)\n"
+		"  --what LIST   dataplane,scaling,memory,events (default: dataplane,memory)\n"
 		"  --lists DIR   names-{10,100,1000}.txt (bench/gen-lists.sh), for scaling and memory\n"
 		"  --out DIR     where scaling writes its .dat files\n"
 		"  --repeat N    method A: iterations per test_run call (default 100000)\n"
@@ -1183,6 +1437,8 @@ int main(int argc, char **argv)
 		run_scaling(&b);
 	if (strstr(what, "memory"))
 		run_memory(&b);
+	if (strstr(what, "events"))
+		run_events(&b);
 	th_close(&b.h);
 	bpf_object__close(b.obj[0]);
 	bpf_object__close(b.obj[1]);

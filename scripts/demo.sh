@@ -3,8 +3,9 @@
 #
 # The main job, on a throwaway pair of network namespaces: an origin server
 # (Node's http module) receives a request carrying internal headers, first
-# as it is, then with hdrstrip attached at XDP in front of it; the counters
-# are read with hdrstrip and with bpftool; the list is replaced while
+# as it is, then with hdrstrip attached at XDP in front of it; the match
+# events say who sent the internal lines; the counters are read with
+# hdrstrip and with bpftool; the list is replaced while
 # attached; hdrstrip is detached. Everything it creates is removed at the
 # end, also on failure or Ctrl-C. Run it with 'make demo'.
 
@@ -50,7 +51,11 @@ hs_s attach "$SDEV" --headers "$LIST_FULL" | sed 's/^/   /'
 say "3. The same request: internal lines arrive masked, same length; the rest untouched"
 request | origin_saw
 
-say "4. Counters, from hdrstrip and from bpftool (BTF names the fields)"
+say "4. Who sent them: one match event per internal line (read once: the buffer is emptied)"
+show "hdrstrip -n $SNS events $SDEV"
+hs_s events "$SDEV" | sed 's/^/   /'
+
+say "5. Counters, from hdrstrip and from bpftool (BTF names the fields)"
 show "hdrstrip -n $SNS stats $SDEV --per-header (names with hits)"
 hs_s stats "$SDEV" --per-header | awk '/per header/ {ph=1; next}
 	!ph && $2 != 0 {print "   " $0}
@@ -60,13 +65,13 @@ bpftool map dump pinned "/sys/fs/bpf/hdrstrip/$SDEV/counters" |
 	grep -E '"(packets|http_requests|headers_seen|headers_matched|headers_masked)"' |
 	head -5 | sed 's/^ */   /'
 
-say "5. Replace the list while attached: only X-Internal-* now"
+say "6. Replace the list while attached: only X-Internal-* now"
 printf 'x-internal-*\n' >"$WORK/only-internal.txt"
 show "hdrstrip -n $SNS update $SDEV --headers only-internal.txt"
 hs_s update "$SDEV" --headers "$WORK/only-internal.txt" | sed 's/^/   /'
 request | origin_saw
 
-say "6. Detach: requests pass through unchanged again"
+say "7. Detach: requests pass through unchanged again"
 show "hdrstrip -n $SNS detach $SDEV"
 hs_s detach "$SDEV" | sed 's/^/   /'
 request | origin_saw

@@ -645,7 +645,7 @@ static int watch_stats(const struct stats_opts *o)
 static int do_stats(const struct stats_opts *o)
 {
 	struct found *f;
-	int n, rc;
+	int n, rc, printed = 0;
 
 	if (o->watch > 0)
 		return watch_stats(o);
@@ -663,7 +663,9 @@ static int do_stats(const struct stats_opts *o)
 		free_found(f, n);
 		return EXIT_FAIL;
 	}
-	/* JSON is an array whatever was asked: one shape to parse. */
+	/* JSON is an array whatever was asked: one shape to parse. A device
+	 * whose counters cannot be read (detached since it was found) is left
+	 * out, so each separator goes before an object, never after one. */
 	if (o->json)
 		printf("[\n");
 	for (int i = 0; i < n; i++) {
@@ -678,14 +680,14 @@ static int do_stats(const struct stats_opts *o)
 			continue;
 		}
 		if (o->json) {
-			printf("{\"dev\":");
+			printf("%s{\"dev\":", printed++ ? ",\n" : "");
 			json_str(f[i].d.name);
 			for (size_t k = 0; k < HS_N_COUNTERS; k++)
 				printf(",\"%s\":%llu", hs_counter_info[k].name,
 				       (unsigned long long)v[k]);
 			if (o->per_header && print_hits(&f[i], 1))
 				rc = EXIT_FAIL;
-			printf("}%s\n", i == n - 1 ? "" : ",");
+			printf("}");
 			continue;
 		}
 		printf("%s:\n", f[i].d.name);
@@ -698,7 +700,7 @@ static int do_stats(const struct stats_opts *o)
 		}
 	}
 	if (o->json)
-		printf("]\n");
+		printf("%s]\n", printed ? "\n" : "");
 	free_found(f, n);
 	return rc < 0 ? EXIT_OK : rc;
 }

@@ -7,8 +7,10 @@
 # hdrstrip on the server's end (XDP and TC egress), python's http.server
 # in the server namespace, curl in the client's. The Prometheus output must
 # pass a strict parser of the exposition format (promcheck.py, and promtool
-# when it is installed) and agree with 'stats --json'. Everything is
-# removed by the trap. Exit 0 pass, 1 fail, 77 skipped.
+# when it is installed) and agree with 'stats --json'. 'stats --json' stays
+# one valid array when a device's counters cannot be read (failread.c, an
+# LD_PRELOAD shim, fails that read). Everything is removed by the trap.
+# Exit 0 pass, 1 fail, 77 skipped.
 
 source "$(dirname "$0")/../e2e/lib.sh"
 E2E_NAME=test_metrics
@@ -255,6 +257,45 @@ assert isinstance(st, list) and len(st) == 1, st
 st = st[0]
 assert st["list"].endswith("/list-\u00ff-\u00e9.txt"), st["list"]
 ' "$WORK/status-odd.json"
+
+# ---- stats --json when one device's counters cannot be read ----
+# (a device detached between discovery and the read): the others' objects
+# still make one valid array, and the exit status is 1. A second device in
+# the server's namespace (a veth pair of its own); the shim fails the Nth
+# read of a map named counters.
+if command -v "${CC:-cc}" >/dev/null 2>&1 &&
+	"${CC:-cc}" -shared -fPIC -o "$WORK/failread.so" "$HERE/failread.c" -ldl 2>"$WORK/cc.err"; then
+	DEV2=hsm$$
+	step "a second device, $DEV2" ip -n "$SNS" link add "$DEV2" type veth peer name "${DEV2}p"
+	step "$DEV2 up" ip -n "$SNS" link set "$DEV2" up
+	note_attached "$SNS" "$DEV2"
+	step "attach xdp to $DEV2" hs_s attach "$DEV2" --headers "$WORK/list.txt" --ports "$PORT"
+	stats_array() { # FILE COUNT: FILE is one JSON array of COUNT objects, each a device's
+		"$PYTHON" -c '
+import json, sys
+got = json.load(open(sys.argv[1]))
+assert isinstance(got, list) and len(got) == int(sys.argv[2]), got
+assert all("dev" in d and "packets" in d for d in got), got
+' "$1" "$2"
+	}
+	step "stats --json: both devices" to_file "$WORK/two.json" hs_s stats --json
+	step "... one array of 2" stats_array "$WORK/two.json" 2
+	for nth in 1 2; do
+		for ph in "" --per-header; do
+			rc=0
+			HS_FAIL_COUNTERS=$nth LD_PRELOAD="$WORK/failread.so" \
+				hs_s stats --json ${ph:+"$ph"} >"$WORK/one.json" 2>"$WORK/one.err" || rc=$?
+			assert_eq "$rc" 1 "stats --json${ph:+ $ph}, read $nth of 2 failing: exit status"
+			assert_match "$(cat "$WORK/one.err")" "cannot read the counters of" \
+				"stats --json${ph:+ $ph}, read $nth failing: the message"
+			step "stats --json${ph:+ $ph}, read $nth of 2 failing: a valid array of 1" \
+				stats_array "$WORK/one.json" 1
+		done
+	done
+	step "detach $DEV2" hs_s detach "$DEV2"
+else
+	log "no C compiler ($(head -1 "$WORK/cc.err" 2>/dev/null)): the failed-read case not checked"
+fi
 
 step "detach $SDEV" hs_s detach "$SDEV"
 [ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after detach"
