@@ -80,10 +80,10 @@ __attribute__((noinline)) int event_emit(struct hs_event *ev, const struct hs_fl
 	out->hook = event_hook;
 	/* No wake-up per event (a wake-up costs more than the event): the
 	 * reader polls; it is woken only when a quarter of the ring waits. */
-	bpf_ringbuf_submit(out, bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >
-					HS_EVENTS_RING_BYTES / 4
-				? BPF_RB_FORCE_WAKEUP
-				: BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(out,
+			   bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) > HS_EVENTS_RING_BYTES / 4
+				   ? BPF_RB_FORCE_WAKEUP
+				   : BPF_RB_NO_WAKEUP);
 	cnt->events++;
 	return 0;
 }
