@@ -93,6 +93,35 @@ for hook in xdp tc-ingress tc-egress; do
 	step "$hook: detach" hs_in "$NS" detach "$DEV"
 done
 
+# --- names from the list the event was made with ------------------------------
+# An event made under list generation 1 (x-internal-auth is rule 1) read
+# after an update that reorders the list: named from generation 1 (the
+# idle trie slot). After a second update that list is gone: no name, the
+# rule id and generation still given.
+NS=$SNS DEV=$SDEV
+step "names: attach" hs_in "$NS" attach "$DEV" --headers "$LIST" --ports "$PORT"
+curl_port 4 /gen -H "X-Internal-Auth: g1" >/dev/null || fail "names: curl failed"
+{ echo "x-first-new"; echo "x-second-new"; cat "$LIST"; } >"$WORK/list2"
+step "names: update (the rule is 3rd now)" hs_in "$NS" update "$DEV" --headers "$WORK/list2"
+step "names: the event keeps generation 1's name" \
+	ev_check --count 1 --want name=x-internal-auth --want rule=1 --want generation=1 \
+	<<<"$(events_of "$NS" "$DEV")"
+# gen_gone WHAT: an event under the current list (x-internal-auth rule 3:
+# generation 2 or 4), then two updates: that list is in no slot any more.
+gen_gone() {
+	curl_port 4 /gen -H "X-Internal-Auth: $1" >/dev/null || fail "names: curl failed"
+	step "names: update ($1)" hs_in "$NS" update "$DEV" --headers "$LIST"
+	step "names: update again ($1)" hs_in "$NS" update "$DEV" --headers "$WORK/list2"
+}
+gen_gone g2
+step "names: a list no longer loaded: no name, its rule and generation" \
+	ev_check --count 1 --want name=null --want rule=3 --want generation=2 \
+	--want received=X-Internal-Auth <<<"$(events_of "$NS" "$DEV")"
+gen_gone g4
+assert_match "$(hs_in "$NS" events "$DEV")" "mask rule 3 of list generation 4 \\(since replaced\\) \"X-Internal-Auth\"$" \
+	"names: the human line says the list was replaced"
+step "names: detach" hs_in "$NS" detach "$DEV"
+
 # --- --follow, and a device hdrstrip is not on --------------------------------
 NS=$SNS DEV=$SDEV
 step "xdp: attach again" hs_in "$NS" attach "$DEV" --headers "$LIST" --ports "$PORT"
