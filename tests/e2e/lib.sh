@@ -41,6 +41,7 @@ export PYTHONDONTWRITEBYTECODE=1
 E2E_PIDS=()
 E2E_ATTACHED=() # "NS DEV" pairs hdrstrip may have state on
 E2E_PINS= # bpffs directory of the test's own BPF programs (drop_once_load)
+E2E_CG= # the test's cgroup (cg_make), detached and removed by the cleanup
 
 log() { printf '[%s] %s\n' "$E2E_NAME" "$*"; }
 
@@ -221,6 +222,10 @@ cleanup() {
 		[ -n "$ns" ] && ip netns del "$ns" 2>/dev/null
 	done
 	[ -n "$E2E_PINS" ] && rm -rf "$E2E_PINS"
+	if [ -n "$E2E_CG" ] && [ -d "$E2E_CG" ]; then
+		"$HDRSTRIP" detach --cgroup "$E2E_CG" >/dev/null 2>&1
+		rmdir "$E2E_CG" 2>/dev/null || printf '[%s] cannot remove %s\n' "$E2E_NAME" "$E2E_CG" >&2
+	fi
 	# Pins of our devices only; the directory itself when nobody else uses it.
 	for dev in "$CDEV" "$SDEV"; do
 		[ -n "$dev" ] && rm -rf "${BPFFS_ROOT:?}/$dev"
@@ -493,6 +498,27 @@ assert_clean() {
 	[ ! -e "$BPFFS_ROOT/$dev" ] ||
 		fail "left behind: $BPFFS_ROOT/$dev, holding: $(ls -A "$BPFFS_ROOT/$dev" | tr '\n' ' ')"
 	log "ok: no pins in $BPFFS_ROOT/$dev"
+}
+
+# cg_make TAG: a cgroup v2 directory of this test's (E2E_CG, CG_ID), which
+# the cleanup detaches and removes; returns 1 when there is no cgroup2
+# hierarchy. Its processes must be gone by then (short-lived clients).
+cg_make() {
+	local root cg
+	root=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$root" ] && [ -e "$root/cgroup.procs" ] || return 1
+	cg=$root/hse2e-$1-$$
+	[ -e "$cg" ] && fail "$cg already exists"
+	step "make the cgroup $cg" mkdir "$cg"
+	E2E_CG=$cg
+	CG_ID=$(stat -c %i "$cg")
+}
+
+# in_cg CMD...: run CMD in the test's cgroup, in the client namespace.
+# nsenter, not 'ip netns exec': the latter mounts a sysfs without the
+# cgroup hierarchy.
+in_cg() {
+	nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$E2E_CG" "$@"
 }
 
 # Header lists used by several tests.

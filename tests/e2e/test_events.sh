@@ -195,31 +195,14 @@ assert_eq "$(events_of "$NS" "$DEV")" "" "--event-rate 0: no event"
 step "detach" hs_in "$NS" detach "$DEV"
 
 # --- proxy mode ---------------------------------------------------------------
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$CG_ROOT" ] || [ ! -e "$CG_ROOT/cgroup.procs" ]; then
+cg_make events || {
 	log "no cgroup2 hierarchy: proxy mode's events not checked"
 	exit 0
-fi
-CG=
-ev_exit() {
-	local rc=$?
-	set +e
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		"$HDRSTRIP" detach --cgroup "$CG" >/dev/null 2>&1
-		rmdir "$CG" 2>/dev/null
-	fi
-	(exit "$rc")
-	cleanup
 }
-trap ev_exit EXIT
-cg=$CG_ROOT/hse2e-events-$$
-[ -e "$cg" ] && fail "$cg already exists"
-step "make the cgroup $cg" mkdir "$cg"
-CG=$cg
+CG=$E2E_CG
 step "attach --cgroup" "$HDRSTRIP" attach --cgroup "$CG" --headers "$LIST" --ports "$PORT"
 for fam in 4 6; do
-	sport=$(nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' \
-		"$CG" curl -sS -o /dev/null --max-time 3 -w '%{local_port}' \
+	sport=$(in_cg curl -sS -o /dev/null --max-time 3 -w '%{local_port}' \
 		-H "X-Internal-Auth: proxy-$fam" "http://$(url_host "$fam"):$PORT/proxy") ||
 		fail "proxy IPv$fam: curl failed"
 	"$HDRSTRIP" events --cgroup "$CG" --json >"$WORK/events.json" ||
@@ -231,6 +214,4 @@ for fam in 4 6; do
 		--want received=X-Internal-Auth --want action=mask <"$WORK/events.json"
 done
 step "detach --cgroup" "$HDRSTRIP" detach --cgroup "$CG"
-rmdir "$CG"
-CG=
 log "PASS"

@@ -130,36 +130,18 @@ done
 step "detach" hs_in "$NS" detach "$DEV"
 
 # --- proxy mode ---------------------------------------------------------------
-CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-if [ -z "$CG_ROOT" ] || [ ! -e "$CG_ROOT/cgroup.procs" ]; then
+cg_make observe || {
 	log "no cgroup2 hierarchy: proxy mode's observe not checked"
 	exit 0
-fi
-CG=
-obs_exit() {
-	local rc=$?
-	set +e
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		"$HDRSTRIP" detach --cgroup "$CG" >/dev/null 2>&1
-		rmdir "$CG" 2>/dev/null
-	fi
-	(exit "$rc")
-	cleanup
 }
-trap obs_exit EXIT
-cg=$CG_ROOT/hse2e-observe-$$
-[ -e "$cg" ] && fail "$cg already exists"
-step "make the cgroup $cg" mkdir "$cg"
-CG=$cg
-CG_ID=$(stat -c %i "$CG")
+CG=$E2E_CG
 px_stats() {
 	"$HDRSTRIP" stats --cgroup "$CG" --json | "$PYTHON" "$E2E_DIR/json_counters.py" stats \
 		"cgroup-$CG_ID"
 }
 # px_send CHECK...: the request from a process in the cgroup.
 px_send() {
-	nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" \
-		"$PYTHON" "$E2E_DIR/client.py" "$S4" "$PORT_NODE" "${HDRS[@]}" --save "$WORK/req" \
+	in_cg "$PYTHON" "$E2E_DIR/client.py" "$S4" "$PORT_NODE" "${HDRS[@]}" --save "$WORK/req" \
 		>"$WORK/resp" || return 1
 	check_report --sent "$WORK/req" --report "$WORK/resp" "$@"
 }
@@ -178,6 +160,4 @@ a=$(px_stats)
 assert_eq "$(delta "$b" "$a" headers_removed)" "$N_MASKED" "proxy enforce: lines removed"
 assert_no_match "$(cat "$WORK/resp")" "token-1|abc-123|fra1" "proxy enforce: no internal value arrives"
 step "proxy: detach" "$HDRSTRIP" detach --cgroup "$CG"
-rmdir "$CG"
-CG=
 log "PASS"

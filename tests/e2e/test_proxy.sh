@@ -122,14 +122,10 @@ cg=$CG_ROOT/hse2e-proxy-$$
 [ -e "$cg" ] && fail "$cg already exists"
 step "make the cgroup $cg" mkdir "$cg"
 CG=$cg
+E2E_CG=$cg # lib.sh's in_cg runs there (proxy_cleanup empties and removes it)
 CG_ID=$(stat -c %i "$CG")
 PIN=$BPFFS_ROOT/cgroup-$CG_ID
 
-# in_cg CMD...: run CMD in the cgroup, in the client namespace. nsenter, not
-# 'ip netns exec': the latter mounts a sysfs without the cgroup hierarchy.
-in_cg() {
-	nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG" "$@"
-}
 pc() { in_cg "$PYTHON" "$E2E_DIR/proxy_client.py" "$@"; }
 hs() { "$HDRSTRIP" "$@"; }
 
