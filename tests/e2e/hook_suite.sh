@@ -22,12 +22,7 @@ start_servers
 
 LIST=$WORK/list
 write_main_list "$LIST"
-if [ "$HOOK" = tc-egress ]; then
-	NS=$CNS DEV=$CDEV # requests leave the client
-else
-	NS=$SNS DEV=$SDEV # requests reach the server
-fi
-note_attached "$NS" "$DEV"
+hook_side "$HOOK"
 
 # Ten field lines (with Host); five are internal, in mixed case, one of them
 # through '_' folding and one through the prefix rule; one is a near miss.

@@ -187,6 +187,18 @@ hs_in() { # NS ARGS...
 hs_c() { hs_in "$CNS" "$@"; }
 hs_s() { hs_in "$SNS" "$@"; }
 
+# hook_side HOOK: NS and DEV where HOOK sees the client's requests (the
+# client's side for tc-egress, the server's for the others), noted for the
+# cleanup.
+hook_side() {
+	if [ "$1" = tc-egress ]; then
+		NS=$CNS DEV=$CDEV
+	else
+		NS=$SNS DEV=$SDEV
+	fi
+	note_attached "$NS" "$DEV"
+}
+
 # Remember that hdrstrip may hold state for DEV in NS, for the cleanup.
 note_attached() { E2E_ATTACHED+=("$1 $2"); }
 

@@ -44,12 +44,7 @@ curl_port() { # FAMILY PATH HEADERS...
 caddr() { if [ "$1" = 6 ]; then echo "$C6"; else echo "$C4"; fi; }
 
 for hook in xdp tc-ingress tc-egress; do
-	if [ "$hook" = tc-egress ]; then
-		NS=$CNS DEV=$CDEV
-	else
-		NS=$SNS DEV=$SDEV
-	fi
-	note_attached "$NS" "$DEV"
+	hook_side "$hook"
 	step "$hook: attach" hs_in "$NS" attach "$DEV" --hook "$hook" --headers "$LIST" \
 		--ports "$PORT"
 	out=$(events_of "$NS" "$DEV")

@@ -61,12 +61,7 @@ round() {
 }
 
 for hook in xdp tc-ingress tc-egress; do
-	if [ "$hook" = tc-egress ]; then
-		NS=$CNS DEV=$CDEV
-	else
-		NS=$SNS DEV=$SDEV
-	fi
-	note_attached "$NS" "$DEV"
+	hook_side "$hook"
 	step "$hook: attach (enforce)" hs_in "$NS" attach "$DEV" --hook "$hook" --headers "$LIST" \
 		--ports "$PORT_NODE"
 	cut=$(client "$S4" "$PORT_NODE" "${HDRS[@]}" --print-offset "x-Internal-Trace") ||
