@@ -255,6 +255,7 @@ static int do_attach(const struct attach_opts *o)
 		pr_err("cannot query the hooks of %s: %s (%d)", target_str(d), errstr(r), r);
 		goto out;
 	}
+	pins_choose(d, &st);
 	if (attach_hook_free(o, d, &st) || attach_maps(d, &st, have_bpffs, m, &shared, &live, &pi))
 		goto out;
 

@@ -282,6 +282,7 @@ static int do_detach(const struct detach_opts *o)
 		pr_err("cannot query the hooks of %s: %s (%d)", target_str(&d), errstr(r), r);
 		goto out;
 	}
+	pins_choose(&d, &st);
 	if (!dev_attached_hooks(&st)) {
 		rc = detach_leftovers(&d, &st, have_bpffs);
 		goto out;

@@ -228,11 +228,15 @@ struct leftover {
 	int n_pins;
 };
 
+/* Is pin directory @name one of @f's (NAME, or NAME@<netns inode>)? */
 static int listed(const struct found *f, int n, const char *name)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(f[i].d.name, name))
+	for (int i = 0; i < n; i++) {
+		const char *base = strrchr(f[i].d.pin_dir, '/');
+
+		if (!strcmp(f[i].d.name, name) || (base && !strcmp(base + 1, name)))
 			return 1;
+	}
 	return 0;
 }
 

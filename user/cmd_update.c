@@ -88,6 +88,8 @@ static int do_update(const struct update_opts *o)
 		goto out;
 	rc = EXIT_FAIL;
 	r = dev_query(d, &st);
+	if (!r)
+		pins_choose(d, &st);
 	if (r || !dev_attached_hooks(&st)) {
 		if (o->set.cgroup)
 			pr_err("hdrstrip is not attached to cgroup '%s'; use 'hdrstrip attach --cgroup "

@@ -616,6 +616,23 @@ int pins_inspect(const char *dir, const struct dev *d, const struct dev_state *s
 	return 0;
 }
 
+void pins_choose(struct dev *d, const struct dev_state *st)
+{
+	char alt[sizeof(d->pin_dir)];
+	struct pins_info pi;
+	struct stat sb;
+
+	if (d->cgroup || !d->netns_ino)
+		return;
+	if (snprintf(alt, sizeof(alt), "%s/%s@%llu", HS_PIN_ROOT, d->name,
+		     (unsigned long long)d->netns_ino) >= (int)sizeof(alt))
+		return;
+	if (!stat(alt, &sb) ||
+	    (!pins_inspect(d->pin_dir, d, st, &pi) && pi.owner == PINS_ELSEWHERE &&
+	     pi.have_cfg && pi.cfg.netns_ino != d->netns_ino))
+		snprintf(d->pin_dir, sizeof(d->pin_dir), "%s", alt);
+}
+
 /* Pins are written in this order and removed in the reverse one: config
  * last in, first out, so a set without it is known to be partial. */
 static const size_t pin_order[] = { 0, 2, 3, 4, 5, 6, 1 };

@@ -143,6 +143,13 @@ struct pins_info {
 
 /* Classify the pins under @dir for device @d (whose hooks are @st; a
  * device that is gone has ifindex 0 and no hooks). */
+/*
+ * Pins are named after the interface. When that name's pins belong to a
+ * live attachment in another network namespace (a container's eth0 and
+ * another's), @d's go to NAME@<its namespace's inode> instead, and are
+ * found there from then on. Call after dev_query().
+ */
+void pins_choose(struct dev *d, const struct dev_state *st);
 int pins_inspect(const char *dir, const struct dev *d, const struct dev_state *st,
 		 struct pins_info *pi);
 /* Pin @m under @d->pin_dir, replacing pins of other maps; config last, so

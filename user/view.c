@@ -244,6 +244,8 @@ static int find_devices(const char *name, int cgroup, int with_cgroups, struct f
 			return r;
 		}
 		r = dev_query(&f->d, &f->st);
+		if (!r)
+			pins_choose(&f->d, &f->st);
 		if (r || !dev_attached_hooks(&f->st) || found_maps(f)) {
 			dev_maps_close(&f->m);
 			dev_close(&f->d);
@@ -263,6 +265,7 @@ static int find_devices(const char *name, int cgroup, int with_cgroups, struct f
 		if (dev_resolve(i->if_name, &f.d) || dev_query(&f.d, &f.st) ||
 		    !dev_attached_hooks(&f.st))
 			continue;
+		pins_choose(&f.d, &f.st);
 		if (found_maps(&f) || found_add(out, n, &cap, &f))
 			dev_maps_close(&f.m);
 	}

@@ -8,10 +8,11 @@
 #     bpffs vanishes with the command: the warning says so, once, at attach
 #     only), then stats, update and detach under 'ip netns exec' too: all
 #     work, found from the interface.
-#  3. Two namespaces, each with a device of the same name: the second attach
-#     is refused (exit 1, a message naming the other namespace and what to
-#     do), and so is a detach there; the first attachment keeps working (a
-#     request through it after the refusals is masked) and its pins stay.
+#  3. Two namespaces, each with a device of the same name (two containers'
+#     eth0): both attach, with lists of their own; the second's pins are
+#     NAME@<its namespace's inode>; status in each shows its own list and
+#     pins (and no leftover); detach in one leaves the other masking, with
+#     its pins.
 # After each part nothing is left: no program, no clsact qdisc, no pins.
 . "$(dirname "$0")/lib.sh"
 
@@ -96,27 +97,40 @@ step "veth $DEV in $XNS too" ip -n "$XNS" link add "$DEV" type veth peer name "y
 step "its link up" ip -n "$XNS" link set "$DEV" up
 step "its peer up" ip -n "$YNS" link set "y$DEV" up
 
-expect_exit 1 "attach to the same name in $XNS is refused" hs_in "$XNS" attach "$DEV" \
-	--headers "$WORK/a.list"
-assert_match "$EXPECT_OUT" "belongs to '$DEV'.*network namespace net:\[[0-9]+\]" \
-	"refusal names the other attachment's namespace"
-assert_match "$EXPECT_OUT" "detach the other one first|rename one interface" \
-	"refusal says what to do"
-expect_exit 1 "-n: the same refusal" "$HDRSTRIP" -n "$XNS" attach "$DEV" --hook tc-ingress \
-	--headers "$WORK/a.list"
-assert_match "$EXPECT_OUT" "belongs to '$DEV'" "-n: refusal names the attachment"
-expect_exit 1 "detach of the same name in $XNS is refused" hs_in "$XNS" detach "$DEV"
+# The second gets pins of its own, named after its namespace's inode.
+XINO=$(stat -L -c %i "/run/netns/$XNS")
+XPIN=$BPFFS_ROOT/$DEV@$XINO
+note_attached "$XNS" "$DEV"
+step "attach to the same name in $XNS" hs_in "$XNS" attach "$DEV" --headers "$WORK/b.list"
+[ -e "$XPIN/config" ] || fail "the second attachment's pins are not in $XPIN: $(ls "$BPFFS_ROOT")"
+[ -e "$BPFFS_ROOT/$DEV/config" ] || fail "the first attachment's pins went"
+log "ok: pins in $BPFFS_ROOT/$DEV and $XPIN"
+step "-n: a second hook there too" "$HDRSTRIP" -n "$XNS" attach "$DEV" --hook tc-ingress \
+	--headers "$WORK/b.list"
+expect_exit 0 "status in $XNS" hs_in "$XNS" status "$DEV" --json
+assert_match "$EXPECT_OUT" "\"names\":1,.*\"pin_dir\":\"$XPIN\",.*\"pinned\":true" \
+	"status in $XNS: its own list and pins"
+expect_exit 0 "status in $NS" hs_in "$NS" status "$DEV" --json
+assert_match "$EXPECT_OUT" "\"names\":5,.*\"pin_dir\":\"$BPFFS_ROOT/$DEV\",.*\"pinned\":true" \
+	"status in $NS: its own list and pins"
+assert_no_match "$(hs_in "$NS" status)" "$DEV(@$XINO)?: .*pins left" \
+	"status in $NS lists neither pin directory as left over"
+step "update in $XNS" hs_in "$XNS" update "$DEV" --headers "$WORK/b.list"
+masked "$WORK/a.list" "the first attachment masks with its own list" "X-Internal-Auth: six"
+step "detach in $XNS" hs_in "$XNS" detach "$DEV"
+[ ! -e "$XPIN" ] || fail "left behind: $XPIN"
+log "ok: no pins in $XPIN"
 for ns in "$XNS"; do
 	out=$(ip -n "$ns" link show dev "$DEV")
 	assert_no_match "$out" 'xdp|prog/' "nothing attached in $ns (ip link)"
 	out=$(ip netns exec "$ns" tc qdisc show dev "$DEV")
 	assert_no_match "$out" 'clsact' "no clsact qdisc in $ns"
 done
-[ -e "$BPFFS_ROOT/$DEV/config" ] || fail "the first attachment's pins went with the refusals"
+[ -e "$BPFFS_ROOT/$DEV/config" ] || fail "the first attachment's pins went with the other's detach"
 log "ok: the first attachment's pins stay"
-masked "$WORK/a.list" "the first attachment still masks after the refusals" \
+masked "$WORK/a.list" "the first attachment still masks after the other's detach" \
 	"X-Internal-Auth: six"
-expect_exit 0 "status in $NS after the refusals" hs_in "$NS" status "$DEV"
+expect_exit 0 "status in $NS after the other's detach" hs_in "$NS" status "$DEV"
 assert_match "$EXPECT_OUT" "\($NS\)" "status names $NS"
 step "detach in $NS" hs_in "$NS" detach "$DEV"
 assert_clean "$NS" "$DEV"
