@@ -18,7 +18,14 @@ e2e_init
 require_cli attach status
 topo_setup
 
-svc() { "$SVC" -n "$SNS" -c "$WORK/dev.conf" "$@" "$SDEV"; }
+# The helper runs with the unit's capabilities only (its
+# CapabilityBoundingSet, as systemd would give it to a root service).
+require_tools setpriv
+CAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$REPO_ROOT/packaging/hdrstrip@.service")
+[ -n "$CAPS" ] || fail "the unit has no CapabilityBoundingSet"
+BOUND=-all$(for c in $CAPS; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+log "the unit's capabilities: $CAPS (setpriv --bounding-set=$BOUND)"
+svc() { setpriv --bounding-set="$BOUND" "$SVC" -n "$SNS" -c "$WORK/dev.conf" "$@" "$SDEV"; }
 status_json() { hs_s status "$SDEV" --json; }
 field() { # KEY: from 'status --json' (hooks: their names; ports: compact JSON)
 	status_json | "$PYTHON" -c 'import json,sys; k=sys.argv[1]; v=json.load(sys.stdin)[0][k]
