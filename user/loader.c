@@ -628,8 +628,8 @@ void pins_choose(struct dev *d, const struct dev_state *st)
 		     (unsigned long long)d->netns_ino) >= (int)sizeof(alt))
 		return;
 	if (!stat(alt, &sb) ||
-	    (!pins_inspect(d->pin_dir, d, st, &pi) && pi.owner == PINS_ELSEWHERE &&
-	     pi.have_cfg && pi.cfg.netns_ino != d->netns_ino))
+	    (!pins_inspect(d->pin_dir, d, st, &pi) && pi.owner == PINS_ELSEWHERE && pi.have_cfg &&
+	     pi.cfg.netns_ino != d->netns_ino))
 		snprintf(d->pin_dir, sizeof(d->pin_dir), "%s", alt);
 }
 

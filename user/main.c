@@ -29,6 +29,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "show where hdrstrip is attached", .json = 1 },
 	{ "stats", cmd_stats, "show hdrstrip's counters", .json = 1 },
 	{ "events", cmd_events, "show match events: who sent internal fields", .json = 1 },
+	{ "run", cmd_agent, "run as the agent of a config file's attachments", .json = 0 },
 	{ "compile", cmd_compile, "validate a header list and build its trie", .json = 0 },
 	{ "check", cmd_check, "look header names up in a header list", .json = 0 },
 };
@@ -76,7 +77,8 @@ static int usage(int ok)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
+		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n';\n"
+		"                     a path (--netns-path /proc/PID/ns/net) names one with no name\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
 		"  -j, --json         JSON output, as the command's --json (status and stats; the\n"
 		"                     other commands print no JSON and refuse it)\n"
@@ -143,7 +145,8 @@ int main(int argc, char **argv)
 			g_opts.json = 1;
 			g_opts.pretty |= a[2] == 'p';
 			g_opts.json_opt = a;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--netns")) {
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--netns") ||
+			   !strcmp(a, "--netns-path")) {
 			if (i + 1 >= argc) {
 				pr_err("%s needs a namespace name", a);
 				return EXIT_USAGE;

@@ -1,0 +1,683 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * 'hdrstrip run --config FILE': the agent a service manager or a container
+ * runs in the foreground. The config names the attachments (interfaces, in
+ * network namespaces of their own if need be, and cgroups for proxy mode)
+ * with their lists and settings; the agent brings the kernel to it with
+ * the commands' own code (attach, update, detach), adopts what is attached
+ * already (an update, never a detach and attach: a restart opens no window
+ * without filtering), applies a changed list or config as the atomic
+ * update, and attaches again an interface that comes back. On SIGTERM it
+ * leaves the attachments as they are (filtering outlives the agent) unless
+ * --detach-on-exit.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "cli.h"
+#include "hlist.h"
+#include "loader.h"
+
+static const char agent_usage[] =
+	"Usage: hdrstrip run --config FILE [--detach-on-exit]\n"
+	"       hdrstrip run --config FILE --check-config\n"
+	"\n"
+	"Run in the foreground as the agent of the attachments FILE names (see\n"
+	"hdrstrip(8), AGENT): attach what is missing, adopt what is attached (update),\n"
+	"apply a changed list or config as an atomic update, attach again an interface\n"
+	"that comes back. SIGTERM or SIGINT: exit, leaving the attachments in place;\n"
+	"SIGHUP: apply FILE and the lists again.\n"
+	"  --config FILE      the agent's configuration\n"
+	"  --check-config     check FILE and every list it names, then exit (0 or 2)\n"
+	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
+
+#define AGENT_MAX 64 /* attachments in one config */
+#define AGENT_MAX_OPTS 12 /* --option value pairs of one attachment */
+
+/* The agent's own lines, on standard output (the journal, the pod's log). */
+__attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("hdrstrip: ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+/* One attachment of the config: a section. */
+struct agent_att {
+	int cgroup; /* [cgroup PATH], else [attach IFACE] */
+	int line; /* the section's line */
+	char target[PATH_MAX]; /* the interface's name or the cgroup's path */
+	char netns[PATH_MAX]; /* "": the agent's own */
+	char headers[PATH_MAX];
+	char hooks[64]; /* space-separated; "" is xdp */
+	/* Options attach and update both take, and attach's own. */
+	const char *opt[AGENT_MAX_OPTS][2];
+	int n_opt;
+	const char *attach_opt[4][2];
+	int n_attach_opt;
+	char vals[AGENT_MAX_OPTS + 4][64];
+	int waiting; /* the interface is not there: said once */
+};
+
+struct agent_config {
+	struct agent_att att[AGENT_MAX];
+	int n;
+};
+
+/* A key of a section: the option it stands for. */
+static const struct {
+	const char *key;
+	const char *opt; /* NULL: handled apart */
+	int attach_only;
+} agent_keys[] = {
+	{ "headers", NULL, 0 },
+	{ "hooks", NULL, 0 },
+	{ "netns", NULL, 0 },
+	{ "mode", NULL, 0 },
+	{ "fold-underscore", NULL, 0 },
+	{ "ports", "--ports", 0 },
+	{ "on-error", "--on-error", 0 },
+	{ "untracked", "--untracked", 0 },
+	{ "urgent", "--urgent", 0 },
+	{ "event-rate", "--event-rate", 0 },
+	{ "flows", "--flows", 1 },
+	{ "xdp-mode", "--xdp-mode", 1 },
+};
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = 0;
+	return s;
+}
+
+/* One "key = value" line of section @a: 0, or -1 after the message. */
+static int agent_key(const char *file, int line, struct agent_att *a, const char *key,
+		     const char *val)
+{
+	size_t k, n = sizeof(agent_keys) / sizeof(agent_keys[0]);
+	char *slot;
+
+	for (k = 0; k < n && strcmp(agent_keys[k].key, key); k++)
+		;
+	if (k == n) {
+		pr_err("%s:%d: unknown key '%s' (known: headers hooks netns mode fold-underscore "
+		       "ports on-error untracked urgent event-rate flows xdp-mode)",
+		       file, line, key);
+		return -1;
+	}
+	if (a->cgroup && (!strcmp(key, "hooks") || !strcmp(key, "netns") ||
+			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent"))) {
+		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
+		       key);
+		return -1;
+	}
+	if (!strcmp(key, "headers"))
+		return snprintf(a->headers, sizeof(a->headers), "%s", val) >=
+				       (int)sizeof(a->headers)
+			       ? -1
+			       : 0;
+	if (!strcmp(key, "netns"))
+		return snprintf(a->netns, sizeof(a->netns), "%s", val) >= (int)sizeof(a->netns) ? -1
+												: 0;
+	if (!strcmp(key, "hooks")) {
+		char buf[64], *save = NULL, *h;
+
+		snprintf(buf, sizeof(buf), "%s", val);
+		a->hooks[0] = 0;
+		for (h = strtok_r(buf, " ,\t", &save); h; h = strtok_r(NULL, " ,\t", &save)) {
+			if (hook_parse(h) < 0) {
+				pr_err("%s:%d: unknown hook '%s' (expected xdp, tc-ingress, tc-egress)",
+				       file, line, h);
+				return -1;
+			}
+			snprintf(a->hooks + strlen(a->hooks), sizeof(a->hooks) - strlen(a->hooks),
+				 "%s%s", a->hooks[0] ? " " : "", h);
+		}
+		return 0;
+	}
+	if (!strcmp(key, "mode")) {
+		if (strcmp(val, "enforce") && strcmp(val, "observe")) {
+			pr_err("%s:%d: mode is enforce or observe, not '%s'", file, line, val);
+			return -1;
+		}
+		key = !strcmp(val, "observe") ? "--observe" : "--enforce";
+		if (a->n_opt >= AGENT_MAX_OPTS)
+			return -1;
+		a->opt[a->n_opt][0] = key;
+		a->opt[a->n_opt++][1] = NULL;
+		return 0;
+	}
+	if (!strcmp(key, "fold-underscore")) {
+		if (strcmp(val, "yes") && strcmp(val, "no")) {
+			pr_err("%s:%d: fold-underscore is yes or no, not '%s'", file, line, val);
+			return -1;
+		}
+		if (!strcmp(val, "no") && a->n_opt < AGENT_MAX_OPTS) {
+			a->opt[a->n_opt][0] = "--no-fold-underscore";
+			a->opt[a->n_opt++][1] = NULL;
+		}
+		return 0;
+	}
+	slot = a->vals[a->n_opt + a->n_attach_opt];
+	if (snprintf(slot, sizeof(a->vals[0]), "%s", val) >= (int)sizeof(a->vals[0])) {
+		pr_err("%s:%d: the value of '%s' is too long", file, line, key);
+		return -1;
+	}
+	if (agent_keys[k].attach_only) {
+		if (a->n_attach_opt >= 4)
+			return -1;
+		a->attach_opt[a->n_attach_opt][0] = agent_keys[k].opt;
+		a->attach_opt[a->n_attach_opt++][1] = slot;
+	} else {
+		if (a->n_opt >= AGENT_MAX_OPTS)
+			return -1;
+		a->opt[a->n_opt][0] = agent_keys[k].opt;
+		a->opt[a->n_opt++][1] = slot;
+	}
+	return 0;
+}
+
+/* Read @file into @c: 0, or -1 after the messages (FILE:LINE:). */
+static int agent_parse(const char *file, struct agent_config *c)
+{
+	FILE *f = fopen(file, "r");
+	char buf[PATH_MAX + 64];
+	struct agent_att *a = NULL;
+	int line = 0, bad = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!f) {
+		pr_err("cannot read %s: %s", file, strerror(errno));
+		return -1;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		char *s = trim(buf), *eq, kind[16], name[PATH_MAX];
+
+		line++;
+		if (!*s || *s == '#')
+			continue;
+		if (*s == '[') {
+			if (s[strlen(s) - 1] != ']' ||
+			    sscanf(s, "[%15s %4095[^]]]", kind, name) != 2 ||
+			    (strcmp(kind, "attach") && strcmp(kind, "cgroup"))) {
+				pr_err("%s:%d: expected [attach IFACE] or [cgroup PATH], not '%s'",
+				       file, line, s);
+				bad = 1;
+				a = NULL;
+				continue;
+			}
+			if (c->n >= AGENT_MAX) {
+				pr_err("%s:%d: more than %d attachments", file, line, AGENT_MAX);
+				bad = 1;
+				break;
+			}
+			a = &c->att[c->n++];
+			a->cgroup = !strcmp(kind, "cgroup");
+			a->line = line;
+			snprintf(a->target, sizeof(a->target), "%s", trim(name));
+			continue;
+		}
+		eq = strchr(s, '=');
+		if (!eq) {
+			pr_err("%s:%d: expected 'key = value', not '%s'", file, line, s);
+			bad = 1;
+			continue;
+		}
+		if (!a) {
+			pr_err("%s:%d: a key before any [attach IFACE] or [cgroup PATH]", file,
+			       line);
+			bad = 1;
+			continue;
+		}
+		*eq = 0;
+		if (agent_key(file, line, a, trim(s), trim(eq + 1)))
+			bad = 1;
+	}
+	fclose(f);
+	for (int i = 0; i < c->n; i++)
+		if (!c->att[i].headers[0]) {
+			pr_err("%s:%d: [%s %s] has no 'headers = FILE'", file, c->att[i].line,
+			       c->att[i].cgroup ? "cgroup" : "attach", c->att[i].target);
+			bad = 1;
+		}
+	if (!bad && !c->n) {
+		pr_err("%s: no attachment ([attach IFACE] or [cgroup PATH] sections)", file);
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* ---- running the commands ---- */
+
+static int self_netns = -1; /* the agent's own network namespace */
+
+/* Into @a's network namespace (nothing for the agent's own): 0, or -1. */
+static int netns_enter(const struct agent_att *a)
+{
+	char path[PATH_MAX + 32];
+	int fd, r;
+
+	if (!a->netns[0])
+		return 0;
+	if (strchr(a->netns, '/'))
+		snprintf(path, sizeof(path), "%s", a->netns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", a->netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return r;
+}
+
+static void netns_leave(const struct agent_att *a)
+{
+	if (a->netns[0] && setns(self_netns, CLONE_NEWNET))
+		pr_warn("cannot return to the agent's network namespace: %s", strerror(errno));
+}
+
+/* Run command @cmd on @a with @hook (NULL: none) and the options (all of
+ * them with @attach). Returns its exit code. */
+static int agent_cmd(const struct agent_att *a, const char *cmd, const char *hook, int with_list,
+		     int attach)
+{
+	const char *argv[64];
+	int argc = 0;
+
+	argv[argc++] = cmd;
+	if (a->cgroup) {
+		argv[argc++] = "--cgroup";
+		argv[argc++] = a->target;
+	} else {
+		argv[argc++] = a->target;
+	}
+	if (hook) {
+		argv[argc++] = "--hook";
+		argv[argc++] = hook;
+	}
+	if (with_list) {
+		argv[argc++] = "--headers";
+		argv[argc++] = a->headers;
+		for (int i = 0; i < a->n_opt; i++) {
+			argv[argc++] = a->opt[i][0];
+			if (a->opt[i][1])
+				argv[argc++] = a->opt[i][1];
+		}
+		for (int i = 0; attach && i < a->n_attach_opt; i++) {
+			argv[argc++] = a->attach_opt[i][0];
+			argv[argc++] = a->attach_opt[i][1];
+		}
+	}
+	argv[argc] = NULL;
+	optind = 0; /* getopt from scratch for each command */
+	fflush(stdout);
+	if (!strcmp(cmd, "attach"))
+		return cmd_attach(argc, (char **)argv);
+	if (!strcmp(cmd, "update"))
+		return cmd_update(argc, (char **)argv);
+	return cmd_detach(argc, (char **)argv);
+}
+
+static int hook_wanted(const struct agent_att *a, int h)
+{
+	char buf[64], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", a->hooks[0] ? a->hooks : "xdp");
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		if (hook_parse(w) == h)
+			return 1;
+	return 0;
+}
+
+/*
+ * Bring @a to the config: attach its missing hooks (the first with every
+ * setting, then the rest), with @update an update of what was attached
+ * already (the list and settings), detach hooks it does not name. Returns
+ * 0, or the first failing command's exit code.
+ */
+static int agent_apply(struct agent_att *a, int update)
+{
+	struct dev_state st;
+	struct dev d;
+	int r, rc = 0, n;
+
+	if (netns_enter(a)) {
+		if (!a->waiting)
+			pr_warn("[%s %s]: cannot enter network namespace '%s' (%s): waiting for it",
+				a->cgroup ? "cgroup" : "attach", a->target, a->netns,
+				strerror(errno));
+		a->waiting = 1;
+		return 0;
+	}
+	r = a->cgroup ? cgroup_resolve(a->target, &d) : dev_resolve(a->target, &d);
+	if (r) {
+		if (!a->waiting)
+			pr_warn("[%s %s]: %s: waiting for it", a->cgroup ? "cgroup" : "attach",
+				a->target, r == -ENODEV ? "no such interface yet" : strerror(-r));
+		a->waiting = 1;
+		netns_leave(a);
+		return 0;
+	}
+	if (a->waiting)
+		say("[%s %s]: there now", a->cgroup ? "cgroup" : "attach", a->target);
+	a->waiting = 0;
+	r = dev_query(&d, &st);
+	dev_close(&d);
+	if (r) {
+		netns_leave(a);
+		return EXIT_FAIL;
+	}
+	n = dev_attached_hooks(&st);
+	if (n && update)
+		rc = agent_cmd(a, "update", NULL, 1, 0);
+	if (a->cgroup) {
+		if (!n)
+			rc = agent_cmd(a, "attach", NULL, 1, 1);
+		netns_leave(a);
+		return rc;
+	}
+	for (int h = 0; h < HS_HOOK_CGROUP; h++) {
+		if (hook_wanted(a, h) && !st.prog_id[h]) {
+			r = agent_cmd(a, "attach", hs_hook_name(h), 1, 1);
+			if (r && !rc)
+				rc = r;
+		} else if (!hook_wanted(a, h) && st.prog_id[h]) {
+			r = agent_cmd(a, "detach", hs_hook_name(h), 0, 0);
+			if (r && !rc)
+				rc = r;
+		}
+	}
+	netns_leave(a);
+	return rc;
+}
+
+/* ---- what to watch ---- */
+
+/* A cheap digest of a file's bytes (FNV-1a), 0 when it cannot be read. */
+static unsigned long long file_digest(const char *path)
+{
+	unsigned long long h = 1469598103934665603ULL;
+	unsigned char buf[4096];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f)
+		return 0;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+/* The digest of the config and every list it names. */
+static unsigned long long config_digest(const char *file, const struct agent_config *c)
+{
+	unsigned long long h = file_digest(file);
+
+	for (int i = 0; i < c->n; i++)
+		h = h * 31 + file_digest(c->att[i].headers);
+	return h;
+}
+
+/* Watch the directories of @path (and its link's target, for a ConfigMap's
+ * "..data" swap, which renames in the directory itself). */
+static void watch_dir_of(int fd, const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	inotify_add_watch(fd, dirname(buf),
+			  IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+				  IN_ATTRIB);
+}
+
+static void watch_all(int fd, const char *file, const struct agent_config *c)
+{
+	watch_dir_of(fd, file);
+	for (int i = 0; i < c->n; i++)
+		watch_dir_of(fd, c->att[i].headers);
+}
+
+/* Link events of the network namespace @a is in (the agent's own for
+ * NULL): a socket, or -1. */
+static int link_socket(const struct agent_att *a)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	int fd;
+
+	if (a && netns_enter(a))
+		return -1;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		fd = -1;
+	}
+	if (a)
+		netns_leave(a);
+	return fd;
+}
+
+/* sd_notify(3)'s protocol, for Type=notify: a datagram to $NOTIFY_SOCKET. */
+static void notify(const char *msg)
+{
+	const char *path = getenv("NOTIFY_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	socklen_t len;
+	int fd;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+		return;
+	memcpy(sa.sun_path, path, strlen(path));
+	if (sa.sun_path[0] == '@')
+		sa.sun_path[0] = 0; /* an abstract socket */
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path));
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	sendto(fd, msg, strlen(msg), MSG_NOSIGNAL, (struct sockaddr *)&sa, len);
+	close(fd);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Every attachment; @update: with an update of what is attached. */
+static int apply_all(struct agent_config *c, int update)
+{
+	int rc = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		int r = agent_apply(&c->att[i], update);
+
+		if (r && !rc)
+			rc = r;
+	}
+	return rc;
+}
+
+static int check_config(const char *file, const struct agent_config *c)
+{
+	int bad = 0;
+
+	for (int i = 0; i < c->n; i++) {
+		struct hs_list_opts lo;
+		struct hs_list l;
+
+		hs_list_opts_default(&lo);
+		lo.warn = list_warn;
+		if (load_list(c->att[i].headers, &lo, &l) == EXIT_OK)
+			hs_list_free(&l);
+		else
+			bad = 1;
+	}
+	if (bad)
+		return EXIT_USAGE;
+	printf("%s: %d attachment%s, every list compiles\n", file, c->n, c->n == 1 ? "" : "s");
+	return EXIT_OK;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'k' },
+		{ "detach-on-exit", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static struct agent_config cfg, next;
+	const char *file = NULL;
+	int check = 0, detach = 0, opt, ifd, sfd, nfd[AGENT_MAX + 1], n_nfd = 0, rc;
+	unsigned long long digest;
+	double dirty_at = 0, reconcile_at;
+	sigset_t mask;
+
+	while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			file = optarg;
+			break;
+		case 'k':
+			check = 1;
+			break;
+		case 'd':
+			detach = 1;
+			break;
+		default:
+			return usage_out(agent_usage, opt == 'h');
+		}
+	}
+	if (!file || optind != argc) {
+		pr_err("run: %s", file ? "no operand is taken" : "give --config FILE");
+		return usage_out(agent_usage, 0);
+	}
+	if (agent_parse(file, &cfg))
+		return EXIT_USAGE;
+	if (check)
+		return check_config(file, &cfg);
+	if (require_root("run"))
+		return EXIT_FAIL;
+	self_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (self_netns < 0 || ifd < 0 || sfd < 0) {
+		pr_err("run: cannot set up (netns, inotify, signalfd): %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	watch_all(ifd, file, &cfg);
+	nfd[n_nfd++] = link_socket(NULL);
+	for (int i = 0; i < cfg.n; i++)
+		if (cfg.att[i].netns[0] && n_nfd <= AGENT_MAX)
+			nfd[n_nfd++] = link_socket(&cfg.att[i]);
+	digest = config_digest(file, &cfg);
+	rc = apply_all(&cfg, 1);
+	say("run: %d attachment%s from %s%s", cfg.n, cfg.n == 1 ? "" : "s", file,
+	    rc ? " (some failed: see above; retried when something changes)" : "");
+	notify("READY=1");
+	reconcile_at = mono() + 2;
+	for (;;) {
+		struct pollfd p[AGENT_MAX + 3];
+		struct signalfd_siginfo si;
+		char buf[8192];
+		int np = 0, link = 0, sig = 0;
+
+		p[np++] = (struct pollfd){ .fd = sfd, .events = POLLIN };
+		p[np++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
+		for (int i = 0; i < n_nfd; i++)
+			p[np++] = (struct pollfd){ .fd = nfd[i], .events = POLLIN };
+		poll(p, (nfds_t)np, 100);
+		if (read(sfd, &si, sizeof(si)) == sizeof(si))
+			sig = (int)si.ssi_signo;
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		while (read(ifd, buf, sizeof(buf)) > 0)
+			dirty_at = mono();
+		for (int i = 0; i < n_nfd; i++)
+			while (nfd[i] >= 0 && recv(nfd[i], buf, sizeof(buf), 0) > 0)
+				link = 1;
+		if (sig == SIGHUP)
+			dirty_at = mono() - 1;
+		/* A change settles for 100 ms (an editor's or a ConfigMap's
+		 * several steps), then counts once. */
+		if (dirty_at && mono() - dirty_at >= 0.1) {
+			unsigned long long now;
+
+			dirty_at = 0;
+			if (agent_parse(file, &next)) {
+				pr_warn("run: %s is not applied (see above); the running config stays",
+					file);
+			} else {
+				now = config_digest(file, &next);
+				if (now != digest || sig == SIGHUP) {
+					digest = now;
+					cfg = next;
+					watch_all(ifd, file, &cfg);
+					say("run: applying %s and its lists", file);
+					apply_all(&cfg, 1);
+				}
+			}
+		}
+		if (link || mono() >= reconcile_at) {
+			/* An interface that came back, or a hook someone took off. */
+			apply_all(&cfg, 0);
+			reconcile_at = mono() + 2;
+		}
+		notify("WATCHDOG=1");
+	}
+	notify("STOPPING=1");
+	rc = EXIT_OK;
+	if (detach)
+		for (int i = 0; i < cfg.n; i++) {
+			struct agent_att *a = &cfg.att[i];
+
+			if (netns_enter(a))
+				continue;
+			if (agent_cmd(a, "detach", NULL, 0, 0))
+				rc = EXIT_FAIL;
+			netns_leave(a);
+		}
+	else
+		say("run: exiting; the attachments stay (--detach-on-exit detaches them)");
+	return rc;
+}
