@@ -34,7 +34,7 @@ SUBST_PATHS = sed -e 's|/usr/local/sbin|$(SBINDIR)|g' \
 INSTALLED := $(SBINDIR)/hdrstrip \
 	$(PKGLIBDIR)/hdrstrip.bpf.o $(PKGLIBDIR)/hdrstrip-service \
 	$(UNITDIR)/hdrstrip@.service $(UNITDIR)/hdrstrip-textfile.service \
-	$(UNITDIR)/hdrstrip-textfile.timer \
+	$(UNITDIR)/hdrstrip-textfile.timer $(UNITDIR)/hdrstrip-agent.service \
 	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
 	$(MANDIR)/man8/hdrstrip.8 \
 	$(BASHCOMPDIR)/hdrstrip \
@@ -57,7 +57,7 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
-	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer; do \
+	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer hdrstrip-agent.service; do \
 		$(SUBST_PATHS) packaging/$$u > $(DESTDIR)$(UNITDIR)/$$u; done
 	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example
@@ -77,6 +77,7 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hdrstrip@.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.timer \
+		$(DESTDIR)$(UNITDIR)/hdrstrip-agent.service \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
 		$(DESTDIR)$(MANDIR)/man8/hdrstrip.8 $(DESTDIR)$(PKGCONFIGDIR)/hdrstrip.pc
 	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \

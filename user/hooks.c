@@ -91,7 +91,6 @@ static int xdp_attach(const struct dev *d, struct hdrstrip *skel, int mode, int 
 		      int *legacy)
 {
 	struct xdp_program *prog = xdp_program__from_bpf_obj(skel->obj, "xdp");
-	struct xdp_multiprog *mp;
 	long err = libxdp_get_error(prog);
 	int r;
 
@@ -113,11 +112,19 @@ static int xdp_attach(const struct dev *d, struct hdrstrip *skel, int mode, int 
 		r = xdp_program__attach(prog, d->ifindex, mode, 0);
 	}
 	if (!r) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
 		*mode_used = mode;
-		mp = xdp_multiprog__get_from_ifindex(d->ifindex);
-		*legacy = !libxdp_get_error(mp) && mp && xdp_multiprog__is_legacy(mp);
-		if (!libxdp_get_error(mp))
-			xdp_multiprog__close(mp);
+		/*
+		 * Without libxdp's dispatcher the interface runs our program
+		 * itself. (Asked of the kernel, not of libxdp's multiprog
+		 * query, which leaves a program fd open: harmless in a command
+		 * that exits, but in the agent it would keep a deleted
+		 * interface's program, and its maps, alive.)
+		 */
+		*legacy = !bpf_xdp_query(d->ifindex, 0, &q) &&
+			  (mode == XDP_MODE_SKB ? q.skb_prog_id : q.drv_prog_id) ==
+				  xdp_program__id(prog);
 	}
 	xdp_program__close(prog);
 	return r;
