@@ -186,19 +186,19 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		}
 		return 0;
 	}
+	if (a->n_opt >= AGENT_MAX_OPTS || a->n_attach_opt >= 4) {
+		pr_err("%s:%d: too many keys in one section", file, line);
+		return -1;
+	}
 	slot = a->vals[a->n_opt + a->n_attach_opt];
 	if (snprintf(slot, sizeof(a->vals[0]), "%s", val) >= (int)sizeof(a->vals[0])) {
 		pr_err("%s:%d: the value of '%s' is too long", file, line, key);
 		return -1;
 	}
 	if (agent_keys[k].attach_only) {
-		if (a->n_attach_opt >= 4)
-			return -1;
 		a->attach_opt[a->n_attach_opt][0] = agent_keys[k].opt;
 		a->attach_opt[a->n_attach_opt++][1] = slot;
 	} else {
-		if (a->n_opt >= AGENT_MAX_OPTS)
-			return -1;
 		a->opt[a->n_opt][0] = agent_keys[k].opt;
 		a->opt[a->n_opt++][1] = slot;
 	}
