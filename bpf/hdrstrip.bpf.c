@@ -64,7 +64,6 @@ struct scratch {
 	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
 	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
 	__u32 redrop; /* the segment retransmits one a drop rule dropped (flow.h) */
-	__u32 events_on; /* --event-rate is not 0: matches make events */
 	struct hs_event ev; /* the template of this packet's events */
 };
 
@@ -106,9 +105,7 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 
 	if (!sc || !t)
 		return 0;
-	/* No event template when events are off: a match skips the name's
-	 * copy and the call. */
-	c.ev = sc->events_on ? &sc->ev : NULL;
+	c.ev = &sc->ev;
 	c.key = &sc->pk.key;
 	c.quiet = (int)sc->redrop;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
@@ -349,7 +346,7 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 		sc->p_opts |= HS_OPT_OBSERVE;
 	sc->conflicts = 0;
 	sc->redrop = f && (f->fl & HS_FL_RULE_DROP) && f->drop_seq == sc->s_seq;
-	sc->events_on = cfg->event_rate != 0;
+	sc->ev.on = cfg->event_rate != 0;
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);

@@ -252,7 +252,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.sc = sc;
 	c.t = t;
 	c.ctx = msg;
-	c.ev = cfg->event_rate ? &sc->ev : NULL; /* events off: no name copy */
+	c.ev = &sc->ev;
+	sc->ev.on = cfg->event_rate != 0;
 	c.key = &sc->key;
 	c.quiet = 0; /* a dropped send is not sent again */
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);

@@ -90,7 +90,9 @@ static __always_inline void scan_event(const struct scan_arg *c, const struct hs
 	__u32 off = s->name_off, len = s->name_len & 0xff;
 	__u8 act;
 
-	if (!ev || !t)
+	/* Events off: no name copy, no call. (A flag read from the map, not
+	 * a NULL template: the verifier's states stay one.) */
+	if (!ev || !t || !ev->on)
 		return;
 	act = t->rules[(s->rule - 1) & (HS_MAX_NAMES - 1)].action;
 	if (s->opts & HS_OPT_OBSERVE)

@@ -58,7 +58,8 @@ struct hs_event {
 	__u8 action; /* enum hs_action of the rule */
 	__u8 reason; /* enum hs_ev_reason */
 	__u8 name_len; /* bytes in name */
-	__u8 reserved[2];
+	__u8 on; /* the programs' template only: --event-rate is not 0 */
+	__u8 reserved;
 	char name[HS_EVENT_NAME_MAX];
 };
 
