@@ -280,23 +280,16 @@ static int agent_parse(const char *file, struct agent_config *c)
 static int self_netns = -1; /* the agent's own network namespace */
 
 /* Into @a's network namespace (nothing for the agent's own): 0, or -1. */
-static int netns_enter(const struct agent_att *a)
+static int att_netns_enter(const struct agent_att *a)
 {
-	char path[PATH_MAX + 32];
-	int fd, r;
+	char path[PATH_MAX];
+	int entering, r;
 
 	if (!a->netns[0])
 		return 0;
-	if (strchr(a->netns, '/'))
-		snprintf(path, sizeof(path), "%s", a->netns);
-	else
-		snprintf(path, sizeof(path), "/run/netns/%s", a->netns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	r = setns(fd, CLONE_NEWNET);
-	close(fd);
-	return r;
+	r = netns_enter(a->netns, path, sizeof(path), &entering);
+	errno = -r;
+	return r ? -1 : 0;
 }
 
 static void netns_leave(const struct agent_att *a)
@@ -370,7 +363,7 @@ static int agent_apply(struct agent_att *a, int update)
 	struct dev d;
 	int r, rc = 0, n;
 
-	if (netns_enter(a)) {
+	if (att_netns_enter(a)) {
 		if (!a->waiting)
 			pr_warn("[%s %s]: cannot enter network namespace '%s' (%s): waiting for it",
 				a->cgroup ? "cgroup" : "attach", a->target, a->netns,
@@ -475,7 +468,7 @@ static int link_socket(const struct agent_att *a)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
 	int fd;
 
-	if (a && netns_enter(a))
+	if (a && att_netns_enter(a))
 		return -1;
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
 	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -671,7 +664,7 @@ int cmd_agent(int argc, char **argv)
 		for (int i = 0; i < cfg.n; i++) {
 			struct agent_att *a = &cfg.att[i];
 
-			if (netns_enter(a))
+			if (att_netns_enter(a))
 				continue;
 			if (agent_cmd(a, "detach", NULL, 0, 0))
 				rc = EXIT_FAIL;

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,25 @@ static __u64 netns_ino_self(void)
 	if (stat("/proc/self/ns/net", &st))
 		return 0;
 	return st.st_ino;
+}
+
+int netns_enter(const char *name, char *path, size_t size, int *entering)
+{
+	int fd, r = 0;
+
+	*entering = 0;
+	if (strchr(name, '/'))
+		snprintf(path, size, "%s", name);
+	else
+		snprintf(path, size, "/var/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*entering = 1;
+	if (setns(fd, CLONE_NEWNET))
+		r = -errno;
+	close(fd);
+	return r;
 }
 
 int dev_resolve(const char *name, struct dev *d)

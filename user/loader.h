@@ -38,6 +38,10 @@ struct dev {
 
 /* Resolve @name in the current network namespace: -ENODEV if absent. */
 int dev_resolve(const char *name, struct dev *d);
+/* Enter network namespace @name: /run/netns/@name, or a path when it has a
+ * slash (/proc/PID/ns/net). 0, or -errno with @path (@size bytes) naming
+ * the file, and *@entering 1 when the open worked and setns failed. */
+int netns_enter(const char *name, char *path, size_t size, int *entering);
 /* A cgroup v2 directory: -ENOENT if absent, -ENOTDIR/-EMEDIUMTYPE if it is
  * not a cgroup v2 directory. Close with dev_close(). */
 int cgroup_resolve(const char *path, struct dev *d);

@@ -2,9 +2,7 @@
 /* hdrstrip: the command table and global options. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +10,7 @@
 
 #include "cli.h"
 #include "jsonfmt.h"
+#include "loader.h"
 #include "log.h"
 
 struct global_opts g_opts;
@@ -41,26 +40,18 @@ static const struct cmd cmds[] = {
 static int enter_netns(const char *name)
 {
 	char path[PATH_MAX];
-	int fd;
+	int entering, r = netns_enter(name, path, sizeof(path), &entering);
 
-	if (strchr(name, '/'))
-		snprintf(path, sizeof(path), "%s", name);
-	else
-		snprintf(path, sizeof(path), "/var/run/netns/%s", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
+	if (!r)
+		return EXIT_OK;
+	if (!entering) {
 		pr_err("cannot open network namespace '%s' (%s): %s; see 'ip netns list'", name,
-		       path, strerror(errno));
-		return errno == ENOENT ? EXIT_USAGE : EXIT_FAIL;
+		       path, strerror(-r));
+		return r == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
 	}
-	if (setns(fd, CLONE_NEWNET)) {
-		pr_err("cannot enter network namespace '%s': %s%s", name, strerror(errno),
-		       errno == EPERM ? " (run as root)" : "");
-		close(fd);
-		return EXIT_FAIL;
-	}
-	close(fd);
-	return EXIT_OK;
+	pr_err("cannot enter network namespace '%s': %s%s", name, strerror(-r),
+	       r == -EPERM ? " (run as root)" : "");
+	return EXIT_FAIL;
 }
 
 static int usage(int ok)
