@@ -7,6 +7,8 @@ set -euo pipefail
 PKGS=(
 	# build
 	make gcc clang llvm libbpf-dev libxdp-dev libelf-dev zlib1g-dev pkg-config bpftool
+	# the agent's metrics endpoint (hdrstrip run --metrics-listen)
+	libmicrohttpd-dev
 	# the second compiler the BPF object must build with
 	clang-19
 	# tests
@@ -19,6 +21,11 @@ PKGS=(
 	# benchmarks
 	gperf wrk gnuplot-nox linux-perf procps
 )
+
+# The Kubernetes manifests' offline check takes its schemas from npm's
+# registry; Debian's nodejs comes without npm (a nodejs that bundles it
+# needs nothing more).
+command -v npm >/dev/null 2>&1 || PKGS+=(npm)
 
 missing=()
 for p in "${PKGS[@]}"; do

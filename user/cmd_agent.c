@@ -34,10 +34,12 @@
 
 #include "cli.h"
 #include "hlist.h"
+#include "http.h"
 #include "loader.h"
+#include "view.h"
 
 static const char agent_usage[] =
-	"Usage: hdrstrip run --config FILE [--detach-on-exit]\n"
+	"Usage: hdrstrip run --config FILE [--metrics-listen ADDR:PORT] [--detach-on-exit]\n"
 	"       hdrstrip run --config FILE --check-config\n"
 	"\n"
 	"Run in the foreground as the agent of the attachments FILE names (see\n"
@@ -47,6 +49,8 @@ static const char agent_usage[] =
 	"SIGHUP: apply FILE and the lists again.\n"
 	"  --config FILE      the agent's configuration\n"
 	"  --check-config     check FILE and every list it names, then exit (0 or 2)\n"
+	"  --metrics-listen ADDR:PORT\n"
+	"                     serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
 	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
 
 #define AGENT_MAX 64 /* attachments in one config */
@@ -523,6 +527,134 @@ static int apply_all(struct agent_config *c, int update)
 	return rc;
 }
 
+/* ---- the HTTP endpoint ---- */
+
+/* What the agent reports of itself. */
+struct agent_stats {
+	const struct agent_config *cfg;
+	unsigned long long reloads; /* config or list changes applied */
+	unsigned long long reload_failures; /* ... of which some part failed */
+	double last_reload; /* Unix time of the last one, 0: none yet */
+	int last_ok; /* the last apply (start, reload or reconcile) succeeded */
+};
+
+/* Add the devices hdrstrip is attached to in the network namespace we are
+ * in (with @cgroups, the cgroups too) to *@all. */
+static void collect_found(struct found **all, int *n_all, int cgroups)
+{
+	struct view_target every = { 0 };
+	struct found *f = NULL, *grown;
+	int n = 0;
+
+	if (find_or_fail("run", &every, cgroups, &f, &n) != -1 || !n) {
+		free_found(f, n);
+		return;
+	}
+	grown = realloc(*all, (size_t)(*n_all + n) * sizeof(*grown));
+	if (!grown) {
+		free_found(f, n);
+		return;
+	}
+	memcpy(grown + *n_all, f, (size_t)n * sizeof(*f));
+	free(f); /* the entries moved, with their descriptors */
+	*all = grown;
+	*n_all += n;
+}
+
+static void prom_agent(const char *name, const char *type, const char *help, double v)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, v);
+}
+
+/* /metrics: what 'stats --prometheus' prints for every device of the
+ * agent's network namespace and of every namespace its config names, and
+ * the agent's own series. */
+static int metrics_text(const struct agent_stats *as, char **body)
+{
+	const struct agent_config *c = as->cfg;
+	struct found *all = NULL;
+	size_t len = 0;
+	int n_all = 0, waiting = 0, rc;
+	FILE *m, *saved;
+
+	collect_found(&all, &n_all, 1);
+	for (int i = 0; i < c->n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->att[j].netns, c->att[i].netns);
+		if (!c->att[i].netns[0] || seen || att_netns_enter(&c->att[i]))
+			continue;
+		collect_found(&all, &n_all, 0);
+		netns_leave(&c->att[i]);
+	}
+	for (int i = 0; i < c->n; i++)
+		waiting += c->att[i].waiting;
+	m = open_memstream(body, &len);
+	if (!m) {
+		free_found(all, n_all);
+		return 500;
+	}
+	fflush(stdout);
+	saved = stdout;
+	stdout = m;
+	rc = stats_prometheus(all, n_all);
+	prom_agent("hdrstrip_agent_attachments", "gauge",
+		   "Attachments ([attach] and [cgroup] sections) in the agent's config.", c->n);
+	prom_agent("hdrstrip_agent_attachments_waiting", "gauge",
+		   "Attachments whose interface, cgroup or network namespace is not there yet.",
+		   waiting);
+	prom_agent("hdrstrip_agent_reloads_total", "counter",
+		   "Changes of the config or of a list the agent applied.", (double)as->reloads);
+	prom_agent("hdrstrip_agent_reload_failures_total", "counter",
+		   "Changes that were not applied whole: a config or list that does not parse, or "
+		   "an update that failed (the running list stays).",
+		   (double)as->reload_failures);
+	prom_agent("hdrstrip_agent_last_reload_timestamp_seconds", "gauge",
+		   "Unix time of the last change applied (0: none since the agent started).",
+		   as->last_reload);
+	prom_agent("hdrstrip_agent_last_apply_success", "gauge",
+		   "1 when the agent's last pass over its config (start, change or check) "
+		   "succeeded.",
+		   as->last_ok);
+	fflush(stdout);
+	stdout = saved;
+	fclose(m);
+	free_found(all, n_all);
+	return rc == EXIT_OK ? 200 : 500;
+}
+
+static int agent_http(void *cls, const char *url, char **body, const char **ctype)
+{
+	const struct agent_stats *as = cls;
+	int waiting = 0;
+
+	if (!strcmp(url, "/metrics")) {
+		*ctype = "text/plain; version=0.0.4; charset=utf-8";
+		return metrics_text(as, body);
+	}
+	if (!strcmp(url, "/healthz")) {
+		/* Answered from the agent's loop: an answer is a loop that runs. */
+		*body = strdup("ok\n");
+		return 200;
+	}
+	if (!strcmp(url, "/readyz")) {
+		for (int i = 0; i < as->cfg->n; i++)
+			waiting += as->cfg->att[i].waiting;
+		if (!waiting && as->last_ok) {
+			*body = strdup("ready\n");
+			return 200;
+		}
+		if (asprintf(body, "not ready: %d attachment%s waiting%s\n", waiting,
+			     waiting == 1 ? "" : "s",
+			     as->last_ok ? "" : ", the last apply failed (see the log)") < 0)
+			*body = NULL;
+		return 503;
+	}
+	*body = strdup("not found: /metrics, /healthz, /readyz\n");
+	return 404;
+}
+
 static int check_config(const char *file, const struct agent_config *c)
 {
 	int bad = 0;
@@ -550,11 +682,14 @@ int cmd_agent(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "detach-on-exit", no_argument, NULL, 'd' },
+		{ "metrics-listen", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct agent_config cfg, next;
-	const char *file = NULL;
+	struct agent_stats as = { .cfg = &cfg };
+	struct http_srv *http = NULL;
+	const char *file = NULL, *listen = NULL;
 	int check = 0, detach = 0, opt, ifd, sfd, nfd[AGENT_MAX + 1], n_nfd = 0, rc;
 	unsigned long long digest;
 	double dirty_at = 0, reconcile_at;
@@ -570,6 +705,9 @@ int cmd_agent(int argc, char **argv)
 			break;
 		case 'd':
 			detach = 1;
+			break;
+		case 'm':
+			listen = optarg;
 			break;
 		default:
 			return usage_out(agent_usage, opt == 'h');
@@ -598,6 +736,11 @@ int cmd_agent(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (listen) {
+		http = http_start(listen, agent_http, &as);
+		if (!http)
+			return EXIT_FAIL;
+	}
 	watch_all(ifd, file, &cfg);
 	nfd[n_nfd++] = link_socket(NULL);
 	for (int i = 0; i < cfg.n; i++)
@@ -605,12 +748,14 @@ int cmd_agent(int argc, char **argv)
 			nfd[n_nfd++] = link_socket(&cfg.att[i]);
 	digest = config_digest(file, &cfg);
 	rc = apply_all(&cfg, 1);
-	say("run: %d attachment%s from %s%s", cfg.n, cfg.n == 1 ? "" : "s", file,
-	    rc ? " (some failed: see above; retried when something changes)" : "");
+	as.last_ok = !rc;
+	say("run: %d attachment%s from %s%s%s%s", cfg.n, cfg.n == 1 ? "" : "s", file,
+	    rc ? " (some failed: see above; retried when something changes)" : "",
+	    listen ? "; metrics at " : "", listen ? listen : "");
 	notify("READY=1");
 	reconcile_at = mono() + 2;
 	for (;;) {
-		struct pollfd p[AGENT_MAX + 3];
+		struct pollfd p[AGENT_MAX + 4];
 		struct signalfd_siginfo si;
 		char buf[8192];
 		int np = 0, link = 0, sig = 0;
@@ -619,7 +764,11 @@ int cmd_agent(int argc, char **argv)
 		p[np++] = (struct pollfd){ .fd = ifd, .events = POLLIN };
 		for (int i = 0; i < n_nfd; i++)
 			p[np++] = (struct pollfd){ .fd = nfd[i], .events = POLLIN };
+		if (http)
+			p[np++] = (struct pollfd){ .fd = http_fd(http), .events = POLLIN };
 		poll(p, (nfds_t)np, 100);
+		if (http)
+			http_run(http);
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			sig = (int)si.ssi_signo;
 		if (sig == SIGTERM || sig == SIGINT)
@@ -640,6 +789,9 @@ int cmd_agent(int argc, char **argv)
 			if (agent_parse(file, &next)) {
 				pr_warn("run: %s is not applied (see above); the running config stays",
 					file);
+				as.reloads++;
+				as.reload_failures++;
+				as.last_reload = (double)time(NULL);
 			} else {
 				now = config_digest(file, &next);
 				if (now != digest || sig == SIGHUP) {
@@ -647,18 +799,23 @@ int cmd_agent(int argc, char **argv)
 					cfg = next;
 					watch_all(ifd, file, &cfg);
 					say("run: applying %s and its lists", file);
-					apply_all(&cfg, 1);
+					rc = apply_all(&cfg, 1);
+					as.last_ok = !rc;
+					as.reloads++;
+					as.reload_failures += rc != 0;
+					as.last_reload = (double)time(NULL);
 				}
 			}
 		}
 		if (link || mono() >= reconcile_at) {
 			/* An interface that came back, or a hook someone took off. */
-			apply_all(&cfg, 0);
+			as.last_ok = !apply_all(&cfg, 0);
 			reconcile_at = mono() + 2;
 		}
 		notify("WATCHDOG=1");
 	}
 	notify("STOPPING=1");
+	http_stop(http);
 	rc = EXIT_OK;
 	if (detach)
 		for (int i = 0; i < cfg.n; i++) {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -253,6 +254,14 @@ static const char *hook_mode(const struct found *f, int k)
 	return "?";
 }
 
+/* The network namespace this process is in (its inode), 0 if unknown. */
+static __u64 home_netns_ino(void)
+{
+	struct stat sb;
+
+	return stat("/proc/self/ns/net", &sb) ? 0 : (__u64)sb.st_ino;
+}
+
 static void prom_dev_labels(const struct found *f)
 {
 	char ns[300];
@@ -266,6 +275,10 @@ static void prom_dev_labels(const struct found *f)
 	printf("{dev=");
 	prom_value(f->d.name);
 	netns_name(f->d.netns_ino, ns, sizeof(ns));
+	if (!ns[0] && f->d.netns_ino && f->d.netns_ino != home_netns_ino())
+		/* A namespace with no name (a container's), as status shows it:
+		 * the agent reports devices of several. */
+		snprintf(ns, sizeof(ns), "net:[%llu]", (unsigned long long)f->d.netns_ino);
 	if (ns[0]) {
 		printf(",netns=");
 		prom_value(ns);
@@ -319,7 +332,7 @@ static unsigned long long list_gauge(const struct hs_config *cfg, enum list_gaug
 	return cfg->updated_ns / 1000000000ULL;
 }
 
-static int print_prometheus(const struct found *f, int n)
+int stats_prometheus(const struct found *f, int n)
 {
 	struct hs_counters *c = calloc(n ? n : 1, sizeof(*c));
 	struct hits *h = calloc(n ? n : 1, sizeof(*h));
@@ -654,7 +667,7 @@ static int do_stats(const struct stats_opts *o)
 		return rc;
 	if (o->prometheus) {
 		/* No device is a valid answer here: hdrstrip_devices 0. */
-		rc = print_prometheus(f, n);
+		rc = stats_prometheus(f, n);
 		free_found(f, n);
 		return rc;
 	}

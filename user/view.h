@@ -88,6 +88,11 @@ int find_or_fail(const char *cmd, const struct view_target *t, int with_cgroups,
 		 int *n);
 void free_found(struct found *f, int n);
 
+/* @f's counters, per-header hits and settings in Prometheus' text format,
+ * on standard output ('stats --prometheus', and the agent's /metrics):
+ * EXIT_OK, or EXIT_FAIL after the message. */
+int stats_prometheus(const struct found *f, int n);
+
 /* @s as a JSON string, quotes included. */
 void json_str(const char *s);
 /* The @len bytes at @s (NUL bytes escaped), and @s[@len] readable. */

@@ -13,7 +13,9 @@
 #  - one pod's interface deleted and made again: attached again;
 #  - the agent killed: the attachments stay, a request sent meanwhile is
 #    masked; restarted: it adopts them (the same programs, an update);
-#  - SIGTERM with --detach-on-exit: everything detached.
+#  - SIGTERM with --detach-on-exit: everything detached;
+#  - throughout, /metrics, /healthz and /readyz over HTTP (--metrics-listen):
+#    both pods' series, reloads and failed reloads counted.
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
@@ -81,8 +83,20 @@ expect_exit 2 "--check-config of a bad config" "$HDRSTRIP" run --config "$WORK/b
 	--check-config
 assert_match "$EXPECT_OUT" "bad.conf:3: unknown key 'bogus'" "the error names FILE:LINE"
 
+# The metrics endpoint on loopback, at a port nothing listens on.
+MADDR=127.0.0.1:$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+metrics() { curl -sS --max-time 5 "http://$MADDR/metrics"; }
+metric() { # SERIES-PREFIX: the value of the first sample that starts so
+	metrics | "$PYTHON" -c 'import sys
+p = sys.argv[1]
+for l in sys.stdin:
+    if l.startswith(p):
+        print(l.split()[-1]); break' "$1"
+}
+http_code() { curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+
 start_agent() { # ARGS...
-	"$HDRSTRIP" run --config "$CM/agent.conf" "$@" >>"$WORK/agent.log" 2>&1 &
+	"$HDRSTRIP" run --config "$CM/agent.conf" --metrics-listen "$MADDR" "$@" >>"$WORK/agent.log" 2>&1 &
 	AGENT_PID=$!
 	E2E_PIDS+=($AGENT_PID)
 }
@@ -100,6 +114,20 @@ poll_until 10 attached "$SNS" xdp || fail "the agent did not attach in $SNS: $(c
 poll_until 10 attached "$PNS" xdp tc-egress ||
 	fail "the agent did not attach in $PNS: $(cat "$WORK/agent.log")"
 log "ok: both pods' $SDEV attached"
+
+# Metrics over HTTP: both pods' devices, named by their namespace, and the
+# agent's own series; health and readiness for the kubelet's probes.
+poll_until 5 sh -c "curl -sf http://$MADDR/readyz >/dev/null" ||
+	fail "/readyz is not 200 with both attached: $(curl -sS "http://$MADDR/readyz"; tail -3 "$WORK/agent.log")"
+m=$(metrics) || fail "GET /metrics failed"
+assert_match "$m" "hdrstrip_attached_info{dev=\"$SDEV\",netns=\"$SNS\",hook=\"xdp\"" "/metrics: the first pod's xdp"
+assert_match "$m" "hdrstrip_attached_info{dev=\"$SDEV\",netns=\"$PNS\",hook=\"tc-egress\"" "/metrics: the second pod's tc-egress"
+assert_match "$m" "hdrstrip_agent_attachments 2" "/metrics: the agent's attachments"
+assert_match "$m" "hdrstrip_agent_reloads_total 0" "/metrics: no reload yet"
+assert_eq "$(grep -c '^# TYPE hdrstrip_packets_total ' <<<"$m")" 1 "/metrics: one family, both pods' samples in it"
+assert_eq "$(http_code "http://$MADDR/healthz")" 200 "/healthz"
+assert_eq "$(http_code "http://$MADDR/nothing")" 404 "an unknown path"
+assert_eq "$(http_code -X POST "http://$MADDR/metrics")" 405 "POST"
 fds0=$(ls /proc/"$AGENT_PID"/fd | wc -l)
 
 # masked_req WHAT: a request with internal fields through the first pod;
@@ -124,6 +152,9 @@ poll_until 1 sh -c "[ \"\$(nsenter --net=/run/netns/$SNS $HDRSTRIP status $SDEV 
 	fail "the new list was not applied within a second: $(tail -5 "$WORK/agent.log")"
 log "ok: the new list applied after $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
 assert_eq "$(names "$PNS")" 3 "the second pod has the new list too"
+assert_eq "$(metric "hdrstrip_list_names{dev=\"$SDEV\",netns=\"$SNS\"")" 3 "/metrics: the new list's names"
+assert_ge "$(metric hdrstrip_agent_reloads_total)" 1 "/metrics: the reload counted"
+assert_ge "$(metric hdrstrip_agent_last_reload_timestamp_seconds | cut -d. -f1)" "${t0%.*}" "/metrics: the reload's time"
 assert_ge "$(hs_in "$SNS" status "$SDEV" --json | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)[0]["generation"])')" \
 	$((gen0 + 1)) "generation moved"
 masked_req "after the swap"
@@ -133,6 +164,8 @@ cm_version 3 'x-internal-auth\nnot a name\n'
 poll_until 3 grep -q "list:2:" "$WORK/agent.log" ||
 	fail "the bad list was not reported with its line: $(tail -5 "$WORK/agent.log")"
 assert_eq "$(names "$SNS")" 3 "the running list stays"
+poll_until 3 sh -c "[ \"\$(curl -sS http://$MADDR/metrics | grep '^hdrstrip_agent_reload_failures_total ')\" = 'hdrstrip_agent_reload_failures_total 1' ]" ||
+	fail "/metrics: the failed reload is not counted: $(metrics | grep agent_reload)"
 expect_exit 2 "--check-config with the bad list" "$HDRSTRIP" run --config "$CM/agent.conf" \
 	--check-config
 cm_version 4 'x-internal-auth\nx-internal-trace\n'
