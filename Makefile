@@ -126,12 +126,14 @@ include bench/proxy.mk
 include packaging/packaging.mk
 include tests/fuzz/fuzz.mk
 include tests/verifier/verifier.mk
+include tests/deploy/deploy.mk
 
 # Static checks and formatting (make lint, make format): tooling, not a test layer.
 include scripts/lint/lint.mk
 
 # Every layer, each in its own make so a failure names its layer.
-TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-verifier test-pkt test-e2e test-faults test-ops
+TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-deploy test-verifier test-pkt \
+	test-e2e test-faults test-ops
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -35,7 +35,8 @@ INSTALLED := $(SBINDIR)/hdrstrip \
 	$(PKGLIBDIR)/hdrstrip.bpf.o $(PKGLIBDIR)/hdrstrip-service \
 	$(UNITDIR)/hdrstrip@.service $(UNITDIR)/hdrstrip-textfile.service \
 	$(UNITDIR)/hdrstrip-textfile.timer $(UNITDIR)/hdrstrip-agent.service \
-	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
+	$(UNITDIR)/hdrstrip-proxy@.service \
+	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example $(SYSCONFDIR)/hdrstrip/agent.conf.example \
 	$(MANDIR)/man8/hdrstrip.8 \
 	$(BASHCOMPDIR)/hdrstrip \
 	$(LIBDIR)/libhdrstrip.a $(LIBDIR)/libhdrstrip.so.$(VERSION) \
@@ -57,10 +58,18 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
-	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer hdrstrip-agent.service; do \
+	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer hdrstrip-agent.service \
+		hdrstrip-proxy@.service; do \
 		$(SUBST_PATHS) packaging/$$u > $(DESTDIR)$(UNITDIR)/$$u; done
 	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example
+	$(Q)$(SUBST_PATHS) packaging/agent.conf.example > \
+		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/agent.conf.example
+	$(Q)# The starter list and default.conf: the operator's own copies stay.
+	$(Q)for f in internal-headers.txt default.conf; do \
+		[ -e $(DESTDIR)$(SYSCONFDIR)/hdrstrip/$$f ] || { \
+		$(SUBST_PATHS) packaging/$$f > $(DESTDIR)$(SYSCONFDIR)/hdrstrip/$$f && \
+		chmod 0644 $(DESTDIR)$(SYSCONFDIR)/hdrstrip/$$f; } || exit 1; done
 	$(Q)$(SUBST_PATHS) man/hdrstrip.8 > $(DESTDIR)$(MANDIR)/man8/hdrstrip.8
 	$(Q)install -m 0644 completion/hdrstrip $(DESTDIR)$(BASHCOMPDIR)/hdrstrip
 	$(Q)install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libhdrstrip.a
@@ -78,7 +87,9 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.timer \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-agent.service \
+		$(DESTDIR)$(UNITDIR)/hdrstrip-proxy@.service \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example \
+		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/agent.conf.example \
 		$(DESTDIR)$(MANDIR)/man8/hdrstrip.8 $(DESTDIR)$(PKGCONFIGDIR)/hdrstrip.pc
 	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \
 		$(LDCONFIG); fi
@@ -86,6 +97,10 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 uninstall:
 	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	$(Q)# The starter list and default.conf, unless the operator changed them.
+	$(Q)for f in internal-headers.txt default.conf; do \
+		$(SUBST_PATHS) packaging/$$f | cmp -s - $(DESTDIR)$(SYSCONFDIR)/hdrstrip/$$f && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/hdrstrip/$$f; done; true
 	$(Q)for d in $(addprefix $(DESTDIR),$(OWN_DIRS)); do \
 		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; done
 	$(Q)if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v $(LDCONFIG) >/dev/null; then \

@@ -13,7 +13,7 @@ PKGS=(
 	clang-19
 	# tests
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
-	nodejs valgrind libclang-rt-14-dev man-db groff-base systemd
+	nodejs python3-yaml valgrind libclang-rt-14-dev man-db groff-base systemd
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
 	# make lint, make fuzz-cov

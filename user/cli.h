@@ -63,6 +63,9 @@ int load_trie(const char *path, const struct hs_list_opts *lo, struct hs_list *l
 	      struct hs_trie **t, struct hs_trie_stats *st);
 
 int cmd_attach(int argc, char **argv);
+/* attach's command line checked as attach would take it (values,
+ * combinations), nothing done: EXIT_OK, or the exit code after the message. */
+int cmd_attach_check(int argc, char **argv);
 int cmd_update(int argc, char **argv);
 int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);

@@ -199,6 +199,15 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		pr_err("%s:%d: the value of '%s' is too long", file, line, key);
 		return -1;
 	}
+	if (!strcmp(key, "ports")) {
+		/* "80, 8080" as hooks take lists: the blanks go. */
+		char *w = slot;
+
+		for (const char *r = slot; *r; r++)
+			if (*r != ' ' && *r != '\t')
+				*w++ = *r;
+		*w = 0;
+	}
 	if (agent_keys[k].attach_only) {
 		a->attach_opt[a->n_attach_opt][0] = agent_keys[k].opt;
 		a->attach_opt[a->n_attach_opt++][1] = slot;
@@ -302,12 +311,11 @@ static void netns_leave(const struct agent_att *a)
 		pr_warn("cannot return to the agent's network namespace: %s", strerror(errno));
 }
 
-/* Run command @cmd on @a with @hook (NULL: none) and the options (all of
- * them with @attach). Returns its exit code. */
-static int agent_cmd(const struct agent_att *a, const char *cmd, const char *hook, int with_list,
-		     int attach)
+/* The command line of @cmd on @a with @hook (NULL: none) and the options
+ * (all of them with @attach), into @argv (64 entries): its argc. */
+static int agent_argv(const struct agent_att *a, const char *cmd, const char *hook, int with_list,
+		      int attach, const char **argv)
 {
-	const char *argv[64];
 	int argc = 0;
 
 	argv[argc++] = cmd;
@@ -335,6 +343,16 @@ static int agent_cmd(const struct agent_att *a, const char *cmd, const char *hoo
 		}
 	}
 	argv[argc] = NULL;
+	return argc;
+}
+
+/* Run command @cmd on @a (agent_argv()). Returns its exit code. */
+static int agent_cmd(const struct agent_att *a, const char *cmd, const char *hook, int with_list,
+		     int attach)
+{
+	const char *argv[64];
+	int argc = agent_argv(a, cmd, hook, with_list, attach, argv);
+
 	optind = 0; /* getopt from scratch for each command */
 	fflush(stdout);
 	if (!strcmp(cmd, "attach"))
@@ -660,8 +678,24 @@ static int check_config(const char *file, const struct agent_config *c)
 	int bad = 0;
 
 	for (int i = 0; i < c->n; i++) {
+		const struct agent_att *a = &c->att[i];
+		const char *argv[64], *hook = NULL;
 		struct hs_list_opts lo;
 		struct hs_list l;
+		int argc;
+
+		/* The settings, as attach takes them (a value it refuses is a
+		 * config that cannot start). */
+		for (int h = 0; !a->cgroup && h < HS_HOOK_CGROUP && !hook; h++)
+			if (hook_wanted(a, h))
+				hook = hs_hook_name(h);
+		argc = agent_argv(a, "attach", hook, 1, 1, argv);
+		optind = 0;
+		if (cmd_attach_check(argc, (char **)argv) != EXIT_OK) {
+			pr_err("%s:%d: [%s %s]: attach refuses these settings (above)", file,
+			       a->line, a->cgroup ? "cgroup" : "attach", a->target);
+			bad = 1;
+		}
 
 		hs_list_opts_default(&lo);
 		lo.warn = list_warn;
@@ -672,7 +706,8 @@ static int check_config(const char *file, const struct agent_config *c)
 	}
 	if (bad)
 		return EXIT_USAGE;
-	printf("%s: %d attachment%s, every list compiles\n", file, c->n, c->n == 1 ? "" : "s");
+	printf("%s: %d attachment%s, every list compiles, every setting is valid\n", file, c->n,
+	       c->n == 1 ? "" : "s");
 	return EXIT_OK;
 }
 

@@ -359,6 +359,14 @@ out:
 	return rc;
 }
 
+int cmd_attach_check(int argc, char **argv)
+{
+	struct attach_opts o = defaults_attach;
+	int rc = parse_attach(argc, argv, &o);
+
+	return rc >= 0 ? rc : EXIT_OK;
+}
+
 int cmd_attach(int argc, char **argv)
 {
 	struct attach_opts o = defaults_attach;

@@ -165,6 +165,8 @@ struct http_srv *http_start(const char *listen, http_handler fn, void *cls)
 		memmove(host, host + 1, strlen(host));
 		host[strlen(host) - 1] = 0;
 	}
+	if (!host[0])
+		hints.ai_family = AF_INET; /* ":PORT": every IPv4 address */
 	r = getaddrinfo(host[0] ? host : NULL, port, &hints, &ai);
 	if (r || !ai) {
 		pr_err("--metrics-listen '%s': not a numeric address and port: %s", listen,

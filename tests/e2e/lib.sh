@@ -238,6 +238,11 @@ cleanup() {
 		"$HDRSTRIP" detach --cgroup "$E2E_CG" >/dev/null 2>&1
 		rmdir "$E2E_CG" 2>/dev/null || printf '[%s] cannot remove %s\n' "$E2E_NAME" "$E2E_CG" >&2
 	fi
+	# The test's cgroup's parent when the test made that too (a slice's).
+	if [ -n "${E2E_CG_PARENT:-}" ] && [ -d "$E2E_CG_PARENT" ]; then
+		rmdir "$E2E_CG_PARENT" 2>/dev/null ||
+			printf '[%s] cannot remove %s\n' "$E2E_NAME" "$E2E_CG_PARENT" >&2
+	fi
 	# Pins of our devices only; the directory itself when nobody else uses it.
 	for dev in "$CDEV" "$SDEV"; do
 		[ -n "$dev" ] && rm -rf "${BPFFS_ROOT:?}/$dev"

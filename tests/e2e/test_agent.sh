@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# The agent ('hdrstrip run --config FILE'), as a DaemonSet would run it,
-# against namespaces that stand in for pods:
+# The agent, run with the command line of deploy/kubernetes/daemonset.yaml
+# (its config and metrics address moved), against namespaces that stand in
+# for pods:
 #  - the config and the list in a ConfigMap-like directory (files that are
 #    links into ..data, swapped by an atomic rename);
 #  - two pods' interfaces of one name, each in its own namespace (one at
@@ -77,7 +78,7 @@ ln -s ..data/list "$CM/list"
 ln -s ..data/agent.conf "$CM/agent.conf"
 
 expect_exit 0 "--check-config" "$HDRSTRIP" run --config "$CM/agent.conf" --check-config
-assert_match "$EXPECT_OUT" "2 attachments, every list compiles" "--check-config says so"
+assert_match "$EXPECT_OUT" "2 attachments, every list compiles, every setting is valid" "--check-config says so"
 printf '[attach x]\nheaders = /nonexistent\nbogus = 1\n' >"$WORK/bad.conf"
 expect_exit 2 "--check-config of a bad config" "$HDRSTRIP" run --config "$WORK/bad.conf" \
 	--check-config
@@ -95,8 +96,26 @@ for l in sys.stdin:
 }
 http_code() { curl -sS -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
 
+# The DaemonSet's command line (deploy/kubernetes/daemonset.yaml), with its
+# config at this test's ConfigMap and its metrics on loopback: everything
+# else as the pods run it.
+mapfile -t DS_ARGS < <("$PYTHON" - "$REPO_ROOT/deploy/kubernetes/daemonset.yaml" "$CM/agent.conf" "$MADDR" <<'PY'
+import sys, yaml
+ds = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d['kind'] == 'DaemonSet')
+cmd = ds['spec']['template']['spec']['containers'][0]['command'][1:]
+for i, a in enumerate(cmd[:-1]):
+    if a == '--config':
+        cmd[i + 1] = sys.argv[2]
+    elif a == '--metrics-listen':
+        cmd[i + 1] = sys.argv[3]
+print('\n'.join(cmd))
+PY
+)
+[ "${DS_ARGS[0]:-}" = run ] || fail "cannot read the DaemonSet's command: ${DS_ARGS[*]}"
+log "the DaemonSet's command: hdrstrip ${DS_ARGS[*]}"
+
 start_agent() { # ARGS...
-	"$HDRSTRIP" run --config "$CM/agent.conf" --metrics-listen "$MADDR" "$@" >>"$WORK/agent.log" 2>&1 &
+	"$HDRSTRIP" "${DS_ARGS[@]}" "$@" >>"$WORK/agent.log" 2>&1 &
 	AGENT_PID=$!
 	E2E_PIDS+=($AGENT_PID)
 }

@@ -113,4 +113,51 @@ EOF
 expect_exit 2 "start with a hook that cannot attach" svc start
 expect_exit 1 "nothing attached after the failed start" hs_s status "$SDEV"
 [ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after the failed start"
+
+# A fresh install: no DEV.conf, so default.conf (installed with the starter
+# list) is read.
+mkdir "$WORK/etc"
+sed -e "s|^HEADERS=.*|HEADERS=$REPO_ROOT/packaging/internal-headers.txt|" \
+	"$REPO_ROOT/packaging/default.conf" >"$WORK/etc/default.conf"
+step "start with default.conf only" env CONF_DIR="$WORK/etc" setpriv --bounding-set="$BOUND" \
+	"$SVC" -n "$SNS" start "$SDEV"
+assert_eq "$(field hooks)" "xdp" "default.conf: hooks"
+assert_ge "$(field names)" 1 "default.conf: the starter list"
+step "stop (default.conf)" env CONF_DIR="$WORK/etc" "$SVC" -n "$SNS" stop "$SDEV"
+
+# Proxy mode for a slice (hdrstrip-proxy@SLICE.service): a nested slice's
+# cgroup made here as systemd would make it (a-b.slice in a.slice), and the
+# helper given the slice's name, under the proxy unit's capabilities.
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+if [ -z "$CGROOT" ] || [ ! -e "$CGROOT/cgroup.procs" ]; then
+	log "skip proxy mode: no cgroup2 hierarchy"
+	log "PASS"
+	exit 0
+fi
+PCAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$REPO_ROOT/packaging/hdrstrip-proxy@.service")
+[ -n "$PCAPS" ] || fail "the proxy unit has no CapabilityBoundingSet"
+PBOUND=-all$(for c in $PCAPS; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+SLICE=hse2esvc$$-proxy.slice
+E2E_CG_PARENT=$CGROOT/hse2esvc$$.slice
+step "the slice's parent cgroup" mkdir "$E2E_CG_PARENT"
+E2E_CG=$E2E_CG_PARENT/$SLICE
+step "the slice's cgroup" mkdir "$E2E_CG"
+psvc() { setpriv --bounding-set="$PBOUND" "$SVC" -g -c "$WORK/proxy.conf" "$@" "$SLICE"; }
+pfield() { "$HDRSTRIP" status --cgroup "$E2E_CG" --json | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"; }
+printf 'HEADERS=%s\nPORTS=8000\n' "$WORK/list1.txt" >"$WORK/proxy.conf"
+step "start (proxy mode, $SLICE)" psvc start
+assert_eq "$(pfield names)" 2 "proxy mode: names after start"
+sed -i "s|list1.txt|list2.txt|" "$WORK/proxy.conf"
+step "reload (proxy mode)" psvc reload
+assert_eq "$(pfield names)" 3 "proxy mode: names after reload"
+echo "HOOKS=xdp" >>"$WORK/proxy.conf"
+expect_exit 2 "HOOKS in a slice's file" psvc reload
+assert_match "$EXPECT_OUT" "proxy.conf:3: HOOKS is for interfaces" "the error names the file and line"
+sed -i '/^HOOKS=/d' "$WORK/proxy.conf"
+expect_exit 2 "a target that is no slice" "$SVC" -g -c "$WORK/proxy.conf" start nginx.service
+expect_exit 1 "a slice with no cgroup" "$SVC" -g -c "$WORK/proxy.conf" start "hse2esvc$$-none.slice"
+step "start again (proxy mode: an update)" psvc start
+step "stop (proxy mode)" psvc stop
+expect_exit 1 "status after stop (proxy mode)" "$HDRSTRIP" status --cgroup "$E2E_CG"
+step "stop again (proxy mode, nothing attached)" psvc stop
 log "PASS"
