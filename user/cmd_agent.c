@@ -39,7 +39,8 @@
 #include "view.h"
 
 static const char agent_usage[] =
-	"Usage: hdrstrip run --config FILE [--metrics-listen ADDR:PORT] [--detach-on-exit]\n"
+	"Usage: hdrstrip run --config FILE [--metrics-listen ADDR:PORT] [--events]\n"
+	"                    [--detach-on-exit]\n"
 	"       hdrstrip run --config FILE --check-config\n"
 	"\n"
 	"Run in the foreground as the agent of the attachments FILE names (see\n"
@@ -51,6 +52,8 @@ static const char agent_usage[] =
 	"  --check-config     check FILE and every list it names, then exit (0 or 2)\n"
 	"  --metrics-listen ADDR:PORT\n"
 	"                     serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
+	"  --events           print every attachment's match events on standard output,\n"
+	"                     one JSON object a line (as 'hdrstrip events --json')\n"
 	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
 
 #define AGENT_MAX 64 /* attachments in one config */
@@ -584,6 +587,40 @@ static void prom_agent(const char *name, const char *type, const char *help, dou
 	printf("# HELP %s %s\n# TYPE %s %s\n%s %.17g\n", name, help, name, type, name, v);
 }
 
+/* Every device of the agent's network namespace (and every cgroup) and of
+ * every namespace @c names, into *@all. */
+static void collect_config(const struct agent_config *c, struct found **all, int *n_all)
+{
+	collect_found(all, n_all, 1);
+	for (int i = 0; i < c->n; i++) {
+		int seen = 0;
+
+		for (int j = 0; j < i && !seen; j++)
+			seen = !strcmp(c->att[j].netns, c->att[i].netns);
+		if (!c->att[i].netns[0] || seen || att_netns_enter(&c->att[i]))
+			continue;
+		collect_found(all, n_all, 0);
+		netns_leave(&c->att[i]);
+	}
+}
+
+/* --events: a reader of the ring buffers of every device collect_config()
+ * finds now, after what @old still holds is printed. */
+static struct ev_reader *events_again(const struct agent_config *c, struct ev_reader *old)
+{
+	struct ev_reader *r = NULL;
+	struct found *all = NULL;
+	int n = 0;
+
+	ev_reader_consume(old);
+	ev_reader_free(old);
+	collect_config(c, &all, &n);
+	if (ev_reader_open(all, n, 1, 1, &r))
+		r = NULL;
+	free_found(all, n);
+	return r;
+}
+
 /* /metrics: what 'stats --prometheus' prints for every device of the
  * agent's network namespace and of every namespace its config names, and
  * the agent's own series. */
@@ -595,17 +632,7 @@ static int metrics_text(const struct agent_stats *as, char **body)
 	int n_all = 0, waiting = 0, rc;
 	FILE *m, *saved;
 
-	collect_found(&all, &n_all, 1);
-	for (int i = 0; i < c->n; i++) {
-		int seen = 0;
-
-		for (int j = 0; j < i && !seen; j++)
-			seen = !strcmp(c->att[j].netns, c->att[i].netns);
-		if (!c->att[i].netns[0] || seen || att_netns_enter(&c->att[i]))
-			continue;
-		collect_found(&all, &n_all, 0);
-		netns_leave(&c->att[i]);
-	}
+	collect_config(c, &all, &n_all);
 	for (int i = 0; i < c->n; i++)
 		waiting += c->att[i].waiting;
 	m = open_memstream(body, &len);
@@ -718,14 +745,17 @@ int cmd_agent(int argc, char **argv)
 		{ "check-config", no_argument, NULL, 'k' },
 		{ "detach-on-exit", no_argument, NULL, 'd' },
 		{ "metrics-listen", required_argument, NULL, 'm' },
+		{ "events", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	static struct agent_config cfg, next;
 	struct agent_stats as = { .cfg = &cfg };
 	struct http_srv *http = NULL;
+	struct ev_reader *events = NULL;
 	const char *file = NULL, *listen = NULL;
-	int check = 0, detach = 0, opt, ifd, sfd, nfd[AGENT_MAX + 1], n_nfd = 0, rc;
+	int check = 0, detach = 0, want_events = 0, opt, ifd, sfd, nfd[AGENT_MAX + 1], n_nfd = 0,
+	    rc;
 	unsigned long long digest;
 	double dirty_at = 0, reconcile_at;
 	sigset_t mask;
@@ -743,6 +773,9 @@ int cmd_agent(int argc, char **argv)
 			break;
 		case 'm':
 			listen = optarg;
+			break;
+		case 'e':
+			want_events = 1;
 			break;
 		default:
 			return usage_out(agent_usage, opt == 'h');
@@ -784,13 +817,15 @@ int cmd_agent(int argc, char **argv)
 	digest = config_digest(file, &cfg);
 	rc = apply_all(&cfg, 1);
 	as.last_ok = !rc;
+	if (want_events)
+		events = events_again(&cfg, NULL);
 	say("run: %d attachment%s from %s%s%s%s", cfg.n, cfg.n == 1 ? "" : "s", file,
 	    rc ? " (some failed: see above; retried when something changes)" : "",
 	    listen ? "; metrics at " : "", listen ? listen : "");
 	notify("READY=1");
 	reconcile_at = mono() + 2;
 	for (;;) {
-		struct pollfd p[AGENT_MAX + 4];
+		struct pollfd p[AGENT_MAX + 5];
 		struct signalfd_siginfo si;
 		char buf[8192];
 		int np = 0, link = 0, sig = 0;
@@ -801,9 +836,14 @@ int cmd_agent(int argc, char **argv)
 			p[np++] = (struct pollfd){ .fd = nfd[i], .events = POLLIN };
 		if (http)
 			p[np++] = (struct pollfd){ .fd = http_fd(http), .events = POLLIN };
+		if (events)
+			p[np++] = (struct pollfd){ .fd = ev_reader_fd(events), .events = POLLIN };
 		poll(p, (nfds_t)np, 100);
 		if (http)
 			http_run(http);
+		/* Every turn (at most 100 ms): the programs wake a reader only
+		 * once a quarter of a ring waits. */
+		ev_reader_consume(events);
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			sig = (int)si.ssi_signo;
 		if (sig == SIGTERM || sig == SIGINT)
@@ -846,11 +886,17 @@ int cmd_agent(int argc, char **argv)
 			/* An interface that came back, or a hook someone took off. */
 			as.last_ok = !apply_all(&cfg, 0);
 			reconcile_at = mono() + 2;
+			/* Attachments come and go (an interface, a reload): read
+			 * the rings of those there are now. */
+			if (want_events)
+				events = events_again(&cfg, events);
 		}
 		notify("WATCHDOG=1");
 	}
 	notify("STOPPING=1");
 	http_stop(http);
+	ev_reader_consume(events);
+	ev_reader_free(events);
 	rc = EXIT_OK;
 	if (detach)
 		for (int i = 0; i < cfg.n; i++) {

@@ -6,11 +6,14 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <bpf/libbpf.h>
 
@@ -75,11 +78,20 @@ static int parse_events(int argc, char **argv, struct events_opts *o)
 struct ev_source {
 	char dev[sizeof(((struct dev *)0)->name)];
 	char cgroup[sizeof(((struct dev *)0)->cgroup_path)];
-	int trie_fd; /* the device's trie map, for names */
+	char netns[64]; /* the device's namespace when not this one's ("" here) */
+	int trie_fd; /* the device's trie map, for names (the reader's own) */
+	int events_fd; /* its ring buffer (the reader's own) */
 	struct hs_trie *t; /* scratch to read a slot into */
 	hs_rule_name *names[HS_TRIE_SLOTS];
 	__u32 gen[HS_TRIE_SLOTS]; /* each slot's generation, 0: not read */
-	const struct events_opts *o;
+	int json;
+};
+
+/* The ring buffers of a set of devices, read as one (ev_reader_open()). */
+struct ev_reader {
+	struct ring_buffer *rb;
+	struct ev_source *src;
+	int n;
 };
 
 static volatile sig_atomic_t stop;
@@ -178,13 +190,17 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (ev->rule)
 		listed = rule_name(src, ev->generation, ev->rule);
 	reason = hs_name_of(hs_ev_reason_names, HS_EVR_MAX, ev->reason);
-	if (src->o->json) {
+	if (src->json) {
 		printf("{\"time\":\"%s\",\"dev\":", when);
 		if (src->cgroup[0]) {
 			printf("null,\"cgroup\":");
 			json_str(src->cgroup);
 		} else {
 			json_str(src->dev);
+		}
+		if (src->netns[0]) {
+			printf(",\"netns\":");
+			json_str(src->netns);
 		}
 		printf(",\"hook\":\"%s\",\"family\":%u,\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\","
 		       "\"dport\":%u,\"name\":",
@@ -228,45 +244,53 @@ static int on_event(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-static void sources_free(struct ev_source *s, int n)
+void ev_reader_free(struct ev_reader *r)
 {
-	for (int i = 0; s && i < n; i++) {
+	if (!r)
+		return;
+	ring_buffer__free(r->rb);
+	for (int i = 0; r->src && i < r->n; i++) {
 		for (int k = 0; k < HS_TRIE_SLOTS; k++)
-			free(s[i].names[k]);
-		free(s[i].t);
+			free(r->src[i].names[k]);
+		free(r->src[i].t);
+		if (r->src[i].trie_fd >= 0)
+			close(r->src[i].trie_fd);
+		if (r->src[i].events_fd >= 0)
+			close(r->src[i].events_fd);
 	}
-	free(s);
+	free(r->src);
+	free(r);
 }
 
-int cmd_events(int argc, char **argv)
+int ev_reader_open(const struct found *f, int n, int json, int label_netns, struct ev_reader **out)
 {
-	struct events_opts o = defaults_events;
-	struct ring_buffer *rb = NULL;
-	struct ev_source *src = NULL;
-	struct found *f = NULL;
-	int n = 0, rc, err = 0;
+	struct ev_reader *r = calloc(1, sizeof(*r));
+	__u64 home = 0;
+	struct stat sb;
+	int err = 0;
 
-	o.json = g_opts.json; /* hdrstrip -j events */
-	rc = parse_events(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	rc = find_or_fail("events", &o.target, view_all(&o.target), &f, &n);
-	if (rc >= 0)
-		return rc;
-	src = calloc(n ? n : 1, sizeof(*src));
-	if (!src) {
-		free_found(f, n);
-		pr_err("out of memory");
-		return EXIT_FAIL;
+	*out = NULL;
+	if (!r || !(r->src = calloc(n ? n : 1, sizeof(*r->src)))) {
+		free(r);
+		return -ENOMEM;
 	}
+	if (label_netns && !stat("/proc/self/ns/net", &sb))
+		home = sb.st_ino;
 	for (int i = 0; i < n && !err; i++) {
-		struct ev_source *s = &src[i];
+		struct ev_source *s = &r->src[i];
 
+		r->n = i + 1;
+		s->trie_fd = s->events_fd = -1;
 		snprintf(s->dev, sizeof(s->dev), "%s", f[i].d.name);
 		if (f[i].d.cgroup)
 			snprintf(s->cgroup, sizeof(s->cgroup), "%s", f[i].d.cgroup_path);
-		s->trie_fd = f[i].m.trie;
-		s->o = &o;
+		else if (label_netns && f[i].d.netns_ino != home) {
+			netns_name(f[i].d.netns_ino, s->netns, sizeof(s->netns));
+			if (!s->netns[0])
+				snprintf(s->netns, sizeof(s->netns), "net:[%llu]",
+					 (unsigned long long)f[i].d.netns_ino);
+		}
+		s->json = json;
 		s->t = malloc(sizeof(*s->t));
 		for (int k = 0; k < HS_TRIE_SLOTS; k++)
 			s->names[k] = calloc(HS_MAX_NAMES, sizeof(hs_rule_name));
@@ -277,35 +301,81 @@ int cmd_events(int argc, char **argv)
 			err = -ENOENT;
 			break;
 		}
-		if (!rb)
-			rb = ring_buffer__new(f[i].m.events, on_event, s, NULL);
-		else if (ring_buffer__add(rb, f[i].m.events, on_event, s))
+		s->trie_fd = fcntl(f[i].m.trie, F_DUPFD_CLOEXEC, 0);
+		s->events_fd = fcntl(f[i].m.events, F_DUPFD_CLOEXEC, 0);
+		if (s->trie_fd < 0 || s->events_fd < 0) {
 			err = -errno;
-		if (!rb)
+			break;
+		}
+		if (!r->rb)
+			r->rb = ring_buffer__new(s->events_fd, on_event, s, NULL);
+		else if (ring_buffer__add(r->rb, s->events_fd, on_event, s))
+			err = -errno;
+		if (!r->rb)
 			err = -errno;
 	}
-	if (!err && rb) {
+	if (err) {
+		if (err != -ENOENT)
+			pr_err("cannot read the events of '%s': %s", n ? f[r->n - 1].d.name : "?",
+			       errstr(err));
+		ev_reader_free(r);
+		return err;
+	}
+	*out = r;
+	return 0;
+}
+
+int ev_reader_fd(const struct ev_reader *r)
+{
+	return r && r->rb ? ring_buffer__epoll_fd(r->rb) : -1;
+}
+
+int ev_reader_consume(struct ev_reader *r)
+{
+	int n;
+
+	if (!r || !r->rb)
+		return 0;
+	n = ring_buffer__consume(r->rb);
+	fflush(stdout);
+	return n < 0 ? n : 0;
+}
+
+int cmd_events(int argc, char **argv)
+{
+	struct events_opts o = defaults_events;
+	struct ev_reader *r = NULL;
+	struct found *f = NULL;
+	int n = 0, rc, err;
+
+	o.json = g_opts.json; /* hdrstrip -j events */
+	rc = parse_events(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	rc = find_or_fail("events", &o.target, view_all(&o.target), &f, &n);
+	if (rc >= 0)
+		return rc;
+	err = ev_reader_open(f, n, o.json, 0, &r);
+	free_found(f, n);
+	if (!err && r) {
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		signal(SIGINT, on_stop);
 		signal(SIGTERM, on_stop);
-		if (ring_buffer__consume(rb) < 0)
-			err = -errno;
+		err = ev_reader_consume(r);
 		/* The programs wake the reader only when a quarter of a ring
 		 * waits: each turn reads every ring after at most 100 ms. */
 		while (!err && o.follow && !stop) {
-			int r = ring_buffer__poll(rb, 100);
+			int p = r->rb ? ring_buffer__poll(r->rb, 100) : 0;
 
-			if (r >= 0)
-				r = ring_buffer__consume(rb);
-			if (r < 0 && r != -EINTR)
-				err = r;
+			if (p >= 0)
+				p = ev_reader_consume(r);
+			if (p < 0 && p != -EINTR)
+				err = p;
 		}
-	} else if (err && err != -ENOENT) {
-		pr_err("cannot read the events of '%s': %s", n ? f[0].d.name : "?", errstr(err));
+		if (err)
+			pr_err("cannot read the events: %s", errstr(err));
 	}
 	fflush(stdout);
-	ring_buffer__free(rb);
-	sources_free(src, n);
-	free_found(f, n);
+	ev_reader_free(r);
 	return err ? EXIT_FAIL : EXIT_OK;
 }

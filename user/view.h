@@ -93,6 +93,23 @@ void free_found(struct found *f, int n);
  * EXIT_OK, or EXIT_FAIL after the message. */
 int stats_prometheus(const struct found *f, int n);
 
+/*
+ * The match events of @f's @n devices, their ring buffers read as one
+ * ('hdrstrip events', and the agent's --events): what ev_reader_consume()
+ * finds is printed, one line an event (@json: JSON lines; @label_netns:
+ * with a "netns" field for a device of another namespace). The reader
+ * keeps descriptors of its own: @f may be freed. 0 or -errno after the
+ * message.
+ */
+struct ev_reader;
+int ev_reader_open(const struct found *f, int n, int json, int label_netns, struct ev_reader **r);
+/* What to poll() for readability (the programs wake it only once a quarter
+ * of a ring waits: consume now and then anyway). */
+int ev_reader_fd(const struct ev_reader *r);
+/* Print what is buffered: 0 or -errno. */
+int ev_reader_consume(struct ev_reader *r);
+void ev_reader_free(struct ev_reader *r);
+
 /* @s as a JSON string, quotes included. */
 void json_str(const char *s);
 /* The @len bytes at @s (NUL bytes escaped), and @s[@len] readable. */

@@ -161,6 +161,13 @@ masked_req() {
 	fi
 }
 masked_req "first list"
+# --events (in the DaemonSet's command): the match as a JSON line in the
+# log, naming the pod's namespace.
+poll_until 3 grep -q '"name":"x-internal-auth"' "$WORK/agent.log" ||
+	fail "no match event in the agent's output: $(tail -5 "$WORK/agent.log")"
+ev=$(grep -m1 '"name":"x-internal-auth"' "$WORK/agent.log")
+assert_match "$ev" "\"dev\":\"$SDEV\",\"netns\":\"$SNS\"" "the event names the device and its namespace"
+assert_match "$ev" '"action":"mask"' "the event's action"
 
 # The list swapped: applied within a second; requests go on meanwhile.
 gen0=$(hs_in "$SNS" status "$SDEV" --json | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)[0]["generation"])')
