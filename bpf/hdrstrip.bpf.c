@@ -65,6 +65,12 @@ struct scratch {
 	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
 	__u32 redrop; /* the segment retransmits one a drop rule dropped (flow.h) */
 	struct hs_event ev; /* the template of this packet's events */
+	/* The segment's matches; for one that may retransmit a dropped one,
+	 * its counts held in pend and what that one was (exp_*). */
+	struct scan_matches m;
+	struct hs_counters pend;
+	__u32 exp_sig;
+	__u32 exp_len;
 };
 
 struct {
@@ -107,7 +113,7 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 		return 0;
 	c.ev = &sc->ev;
 	c.key = &sc->pk.key;
-	c.quiet = (int)sc->redrop;
+	c.m = &sc->m;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
 	sc->s.opts = sc->p_opts;
 	sc->done = 0;
@@ -183,8 +189,7 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 			scan_piece_xdp(ctx, sc, t);
 		else
 			scan_piece_tc(ctx, sc, t);
-		if (!sc->redrop)
-			count_scan(cnt, &sc->s, 0);
+		count_scan(sc->m.hold ? &sc->pend : cnt, &sc->s, 0);
 		sc->conflicts += sc->s.conflicts;
 		cnt->headers_masked += sc->s.masked;
 		cnt->split_names += sc->s.premasked;
@@ -300,12 +305,61 @@ static __always_inline void rule_dropped(struct scratch *sc, struct hs_flow *f)
 	if (f) {
 		f->fl |= HS_FL_RULE_DROP;
 		f->drop_seq = sc->s_seq;
+		f->drop_len = sc->s_len;
+		f->drop_sig = sc->m.sig;
 	}
 }
+
+/*
+ * A segment that started where a drop rule's segment did (sc->m.hold): the
+ * retransmission of that segment when a drop rule dropped it again, with
+ * the same length and the same rules matched; its hits, events and scan
+ * counts go nowhere (the first copy's were counted). Anything else there
+ * is counted and reported as any segment is: what was held goes out now.
+ */
+static __always_inline void held_settle(struct scratch *sc, const struct hs_trie *t,
+					struct hs_counters *cnt, enum hs_verdict v)
+{
+	__u32 n = sc->m.n, i;
+
+	sc->redrop = v == HS_VERDICT_DROP && sc->why == HS_EVR_RULE && sc->m.sig == sc->exp_sig &&
+		     sc->s_len == sc->exp_len && n <= SCAN_HELD;
+	if (sc->redrop)
+		return;
+	for (i = 0; i < HS_N_COUNTERS; i++)
+		((__u64 *)cnt)[i] += ((const __u64 *)&sc->pend)[i];
+	for (i = 0; i < SCAN_HELD && i < n; i++) {
+		count_hit(t, sc->m.rule[i]);
+		if (sc->m.ev[i].on)
+			event_emit(&sc->m.ev[i], &sc->pk.key);
+	}
+}
+
+static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
+						    const struct hs_trie *t, struct hs_config *cfg,
+						    struct hs_counters *cnt, const int xdp);
 
 static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
 						   const struct hs_trie *t, struct hs_config *cfg,
 						   struct hs_counters *cnt, const int xdp)
+{
+	enum hs_verdict v;
+
+	if (!sc || !t || !cfg || !cnt)
+		return HS_VERDICT_PASS;
+	sc->m.sig = 0;
+	sc->m.n = 0;
+	sc->m.hold = 0;
+	sc->redrop = 0;
+	v = segment_body(ctx, sc, t, cfg, cnt, xdp);
+	if (sc->m.hold)
+		held_settle(sc, t, cnt, v);
+	return v;
+}
+
+static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
+						    const struct hs_trie *t, struct hs_config *cfg,
+						    struct hs_counters *cnt, const int xdp)
 {
 	const struct pkt *pk;
 	struct hs_flow *f;
@@ -345,7 +399,12 @@ static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc
 	if (cfg->observe)
 		sc->p_opts |= HS_OPT_OBSERVE;
 	sc->conflicts = 0;
-	sc->redrop = f && (f->fl & HS_FL_RULE_DROP) && f->drop_seq == sc->s_seq;
+	if (f && (f->fl & HS_FL_RULE_DROP) && f->drop_seq == sc->s_seq) {
+		sc->m.hold = 1;
+		sc->exp_sig = f->drop_sig;
+		sc->exp_len = f->drop_len;
+		__builtin_memset(&sc->pend, 0, sizeof(sc->pend));
+	}
 	sc->ev.on = cfg->event_rate != 0;
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;

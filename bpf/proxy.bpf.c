@@ -255,7 +255,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.ev = &sc->ev;
 	sc->ev.on = cfg->event_rate != 0;
 	c.key = &sc->key;
-	c.quiet = 0; /* a dropped send is not sent again */
+	c.m = NULL; /* a dropped send is not sent again: nothing to hold */
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
 
 	/* A held line's name is counted again when it is scanned again. */

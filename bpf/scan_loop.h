@@ -68,6 +68,29 @@ static __always_inline int scan_rm_add(struct scan_rm *rm, const struct hs_scan 
 }
 
 /*
+ * A segment's matches (the datapath's; proxy mode has none): a digest of
+ * their rules, in order, for every segment; and, for a segment that may be
+ * the retransmission of one a drop rule dropped (hold), its first
+ * SCAN_HELD matches' hits and events held back until its fate says whether
+ * it is (flow.h: drop_sig).
+ */
+#define SCAN_HELD 4
+_Static_assert((SCAN_HELD & (SCAN_HELD - 1)) == 0, "SCAN_HELD is masked as a power of two");
+
+struct scan_matches {
+	__u32 sig; /* scan_sig() of every match's rule so far */
+	__u32 hold; /* hold the hits and events back */
+	__u32 n; /* matches so far (the first SCAN_HELD held) */
+	__u16 rule[SCAN_HELD];
+	struct hs_event ev[SCAN_HELD]; /* on == 0: no event (events off) */
+};
+
+static __always_inline __u32 scan_sig(__u32 sig, __u32 rule)
+{
+	return (sig ^ rule) * 0x01000193u + 1;
+}
+
+/*
  * bpf_loop()'s argument, the same in both programs: on the stack, as the
  * helper requires; pointers may not be stored in map values.
  */
@@ -77,13 +100,13 @@ struct scan_arg {
 	void *ctx; /* the program's context: where the buffer is */
 	struct hs_event *ev; /* the event template, in the scratch */
 	const struct hs_flow_key *key; /* the connection, for events */
-	int quiet; /* a retransmission of a segment a drop rule dropped: no hits, no events */
+	struct scan_matches *m; /* NULL: hits and events go out at once */
 };
 
 /* The match @s just made, as an event: its rule, its action and the name's
- * first bytes as received. */
+ * first bytes as received; sent, or with @keep copied there. */
 static __always_inline void scan_event(const struct scan_arg *c, const struct hs_scan *s,
-				       void *data, void *data_end)
+				       void *data, void *data_end, struct hs_event *keep)
 {
 	struct hs_event *ev = c->ev;
 	const struct hs_trie *t = c->t;
@@ -108,7 +131,32 @@ static __always_inline void scan_event(const struct scan_arg *c, const struct hs
 	ev->name_len = (__u8)len;
 	if (len)
 		bpf_probe_read_kernel(ev->name, len, (__u8 *)data + off);
-	event_emit(ev, c->key);
+	if (keep)
+		__builtin_memcpy(keep, ev, sizeof(*keep));
+	else
+		event_emit(ev, c->key);
+}
+
+/* A match: its hit and its event, now or held (struct scan_matches). */
+static __always_inline void scan_match(const struct scan_arg *c, const struct hs_scan *s,
+				       void *data, void *data_end)
+{
+	struct scan_matches *m = c->m;
+	__u32 k;
+
+	if (m) {
+		m->sig = scan_sig(m->sig, s->rule);
+		k = m->n++;
+		if (m->hold && k < SCAN_HELD) {
+			k &= SCAN_HELD - 1;
+			m->rule[k] = s->rule;
+			m->ev[k].on = 0;
+			scan_event(c, s, data, data_end, &m->ev[k]);
+			return;
+		}
+	}
+	count_hit(c->t, s->rule);
+	scan_event(c, s, data, data_end, NULL);
 }
 
 /*
@@ -136,10 +184,7 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
 		if (r == HS_STEP_MORE)
 			continue;
 		if (r == HS_STEP_MATCH) {
-			if (!c->quiet) {
-				count_hit(c->t, s->rule);
-				scan_event(c, s, data, data_end);
-			}
+			scan_match(c, s, data, data_end);
 			if (s->st.phase != HS_PH_DROPPED)
 				continue;
 		} else if (r == HS_STEP_REMOVE && rm) {

@@ -84,17 +84,22 @@ struct hs_flow {
 	__u8 ck_next; /* next checkpoint slot to fill */
 	__u8 fl; /* HS_FL_* */
 	__u8 reserved[2];
-	/* HS_FL_RULE_DROP: where that segment started. Its retransmissions
-	 * (they start there too) are dropped again and counted apart, so the
-	 * counters and events say how many requests were refused. */
+	/* HS_FL_RULE_DROP: where that segment started, its length and the
+	 * rules it matched (a digest, in order). A segment that starts there
+	 * too, has that length and matches those rules again is its
+	 * retransmission: dropped again and counted apart, so that the
+	 * counters and events say how many requests were refused. Any other
+	 * segment there is counted and reported as any segment is. */
 	__u32 drop_seq;
+	__u32 drop_len;
+	__u32 drop_sig;
 	struct hs_stream cur; /* the state at next_seq */
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };
 
 _Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key layout");
 _Static_assert(sizeof(struct hs_ckpt) == 48, "hs_ckpt layout");
-_Static_assert(sizeof(struct hs_flow) == 16 + 40 + HS_FLOW_CKPTS * 48, "hs_flow layout");
+_Static_assert(sizeof(struct hs_flow) == 24 + 40 + HS_FLOW_CKPTS * 48, "hs_flow layout");
 _Static_assert((HS_FLOW_CKPTS & (HS_FLOW_CKPTS - 1)) == 0, "checkpoints: a power of two");
 
 /* What a segment gets (hs_seg_begin(), hs_seg_next()). */

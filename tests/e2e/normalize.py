@@ -257,6 +257,32 @@ def rtx_same_masked(t):
     t.expect(head + line + b"X-C: 3\r\n\r\n")
 
 
+@case("rtx-drop-other", 2, "a drop rule's segment, its exact copy, then another segment of the "
+      "same length at the same place with a masked field: only the copy goes uncounted",
+      counters={"packets_dropped": 1, "retransmits_dropped": 1, "headers_matched": 2})
+def rtx_drop_other(t):
+    c = t.conn()
+    if not c:
+        return
+    at = c.off_of(c.snd_nxt)
+    keep = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/other")
+    # The drop rule's request, padded to the length of the other one.
+    kill = b"X-Kill-Switch: " + t.tok
+    pad = len(keep) - len(req(t.host, [kill, b"X-Keep: "], target=b"/other"))
+    drop = req(t.host, [kill, b"X-Keep: " + b"k" * pad], target=b"/other")
+    assert len(drop) == len(keep), (len(drop), len(keep))
+    if c.send(drop, timeout=DROP_WAIT, record=False):
+        t.problem("the drop rule's segment was acknowledged (not dropped)")
+    # Its retransmission, as TCP sends it: dropped again, counted apart.
+    if c.send(drop, off=at, timeout=DROP_WAIT, record=False):
+        t.problem("the drop rule's retransmission was acknowledged (not dropped)")
+    # Other bytes at that place: a request of its own, counted and masked.
+    c.snd_nxt = c.seq_at(at)
+    t.must_ack(c, c.send(keep), "the other request")
+    t.answers(c, 1)
+    t.expect(keep)
+
+
 @case("rtx-old", 2, "a retransmission from 20 segments back (past the 16 checkpoints), with "
       "new bytes: dropped, not rewritten", counters={"retransmit_unverified": 1})
 def rtx_old(t):
