@@ -88,6 +88,12 @@ HS_INLINE __u64 hs_bytes_eq(__u64 w, __u8 c)
 	return (x - HS_ONES) & ~x & HS_HIGHS;
 }
 
+/* Top bit of each byte of @w below @c (< 0x80), exact as hs_bytes_eq(). */
+HS_INLINE __u64 hs_bytes_below(__u64 w, __u8 c)
+{
+	return (w - HS_ONES * c) & ~w & HS_HIGHS;
+}
+
 /*
  * Unaligned little-endian 64-bit load and store. The BPF backend would split
  * a memcpy with unknown alignment into eight byte loads; the kernel allows

@@ -35,7 +35,7 @@ _Static_assert(HS_MAX_BUF + 8 * HS_SKIP_WORDS + 8 <= 0x10000, "a step's words fi
  * 0x85/0xa0 (blanks to Python). */
 HS_INLINE __u64 hs_target_stop(__u64 w)
 {
-	return ((w - HS_ONES * 0x21) & ~w & HS_HIGHS) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+	return hs_bytes_below(w, 0x21) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
 }
 
 /*
@@ -47,11 +47,17 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
 HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, __u8 *data_end,
 			   __u32 pos)
 {
-	int target = s->st.phase == HS_PH_REQ_TARGET;
+	int target = s->st.phase == HS_PH_REQ_TARGET, skip = s->st.phase == HS_PH_SKIP;
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
 
-	stop = target ? hs_target_stop(w) : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+	/* A kept line's rest stops at any byte below 0x0e (three operations
+	 * where CR and LF take eight): the byte-wise step takes a control
+	 * byte that is no line end as the rest of the line, as the word would
+	 * have. */
+	stop = target ? hs_target_stop(w)
+	       : skip ? hs_bytes_below(w, 0x0e)
+		      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
 	if (!k)
 		return 0;
@@ -64,6 +70,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 				break;
 			w = hs_load64(p + k);
 			stop = target ? hs_target_stop(w)
+			       : skip ? hs_bytes_below(w, 0x0e)
 				      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
 			if (stop) {
 				k += hs_first_byte(stop);
