@@ -5,10 +5,12 @@
 #   make bench-seed              per request: the seed's approach and its successors, in C
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
 #   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
+#   make bench-profile           where the scan callback's time goes, by source line (root, perf)
 #   make bench-scaling           cost against header-block and list size, plotted (root)
 #   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-e2e
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-e2e \
+	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
 BENCH_LOOKUP := $(BENCH_OUT)/bench_lookup
@@ -119,3 +121,16 @@ $(BENCH_SEED): bench/bench_seed.c bench/bench_util.h bench/hset.h $(BENCH_OUT)/g
 
 bench-seed: $(BENCH_SEED)
 	$(Q)$(BENCH_SEED) --corpus $(CORPUS) $(BENCH_ARGS)
+
+# The scan callback by source line: perf samples mapped through the loaded
+# program's JIT line table (BENCHMARKS.md, "Speed"). FUNC=name for another
+# BPF function.
+BENCH_JIT_LINES := $(BENCH_OUT)/jit_lines
+$(BENCH_JIT_LINES): bench/jit_lines.c | $(BENCH_OUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(HOST_CFLAGS) $< $(LIBS) -o $@
+
+bench-profile: $(BENCH_DATAPLANE) $(BENCH_JIT_LINES) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
+	$(Q)bench/profile-scan.sh $(BENCH_DATAPLANE) $(BENCH_JIT_LINES) $(BPF_OBJ) \
+		$(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o $(CORPUS) $(BENCH_LISTS) $(FUNC) || \
+		[ $$? -eq 77 ]
