@@ -283,6 +283,32 @@ def rtx_drop_other(t):
     t.expect(keep)
 
 
+@case("rtx-drop-variant", 2, "a drop rule's segment, then another one of the same length at the "
+      "same place that a drop rule drops too but with a masked field before it: counted, not a copy",
+      counters={"packets_dropped": 2, "retransmits_dropped": 0, "headers_matched": 4})
+def rtx_drop_variant(t):
+    c = t.conn()
+    if not c:
+        return
+    at = c.off_of(c.snd_nxt)
+    kill = b"X-Kill-Switch: " + t.tok
+    keep = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/variant")
+    variant = req(t.host, [t.internal(), kill], target=b"/variant")
+    pad = len(variant) - len(req(t.host, [kill, b"X-Keep: "], target=b"/variant"))
+    drop = req(t.host, [kill, b"X-Keep: " + b"k" * pad], target=b"/variant")
+    assert len(drop) == len(variant), (len(drop), len(variant))
+    if c.send(drop, timeout=DROP_WAIT, record=False):
+        t.problem("the drop rule's segment was acknowledged (not dropped)")
+    # Same place, same length, dropped by the same rule: but another field
+    # matched first, so not a copy (its hits and events are not hidden).
+    if c.send(variant, off=at, timeout=DROP_WAIT, record=False):
+        t.problem("the variant was acknowledged (not dropped)")
+    c.snd_nxt = c.seq_at(at)
+    t.must_ack(c, c.send(keep), "the request after them")
+    t.answers(c, 1)
+    t.expect(keep)
+
+
 @case("rtx-old", 2, "a retransmission from 20 segments back (past the 16 checkpoints), with "
       "new bytes: dropped, not rewritten", counters={"retransmit_unverified": 1})
 def rtx_old(t):
@@ -725,6 +751,22 @@ def bare_drop(t):
               timeout=DROP_WAIT):
         t.problem("the segment was acknowledged (not dropped)")
     c.responses(1, DROP_WAIT)
+
+
+@case("ctl-value", 9, "control bytes (0x01, TAB, VT, FF, 0x1f) inside a long kept value, then "
+      "a bare CR and an internal field: the field is found and masked",
+      counters={"headers_masked": 1})
+def ctl_value(t):
+    c = t.conn()
+    if not c:
+        return
+    # Every control byte falls in a different word of the value, so the
+    # word search stops at each and the byte-wise step goes on from there.
+    value = b"v" * 9 + b"\x01" + b"v" * 9 + b"\t" + b"v" * 9 + b"\x0b" + b"v" * 9 + b"\x0c" + \
+        b"v" * 9 + b"\x1f" + b"v" * 12
+    ok = c.send(req(t.host, [b"X-Ctl: " + value + b"\r" + t.internal(), b"X-Keep: k"],
+                    target=b"/ctl"))
+    c.responses(1, 1.0 if ok else DROP_WAIT)
 
 
 # --- class 10: where the header block ends ----------------------------------------
