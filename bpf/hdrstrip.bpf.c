@@ -337,28 +337,6 @@ static __always_inline void held_settle(struct scratch *sc, const struct hs_trie
 
 static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
 						    const struct hs_trie *t, struct hs_config *cfg,
-						    struct hs_counters *cnt, const int xdp);
-
-static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
-						   const struct hs_trie *t, struct hs_config *cfg,
-						   struct hs_counters *cnt, const int xdp)
-{
-	enum hs_verdict v;
-
-	if (!sc || !t || !cfg || !cnt)
-		return HS_VERDICT_PASS;
-	sc->m.sig = 0;
-	sc->m.n = 0;
-	sc->m.hold = 0;
-	sc->redrop = 0;
-	v = segment_body(ctx, sc, t, cfg, cnt, xdp);
-	if (sc->m.hold)
-		held_settle(sc, t, cnt, v);
-	return v;
-}
-
-static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
-						    const struct hs_trie *t, struct hs_config *cfg,
 						    struct hs_counters *cnt, const int xdp)
 {
 	const struct pkt *pk;
@@ -444,6 +422,24 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);
 	return HS_VERDICT_PASS;
+}
+
+static __always_inline enum hs_verdict one_segment(void *ctx, struct scratch *sc,
+						   const struct hs_trie *t, struct hs_config *cfg,
+						   struct hs_counters *cnt, const int xdp)
+{
+	enum hs_verdict v;
+
+	if (!sc || !t || !cfg || !cnt)
+		return HS_VERDICT_PASS;
+	sc->m.sig = 0;
+	sc->m.n = 0;
+	sc->m.hold = 0;
+	sc->redrop = 0;
+	v = segment_body(ctx, sc, t, cfg, cnt, xdp);
+	if (sc->m.hold)
+		held_settle(sc, t, cnt, v);
+	return v;
 }
 
 __attribute__((noinline)) int one_segment_xdp(struct xdp_md *ctx, struct scratch *sc,

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
 #include <bpf/libbpf.h>
 
@@ -265,8 +264,6 @@ void ev_reader_free(struct ev_reader *r)
 int ev_reader_open(const struct found *f, int n, int json, int label_netns, struct ev_reader **out)
 {
 	struct ev_reader *r = calloc(1, sizeof(*r));
-	__u64 home = 0;
-	struct stat sb;
 	int err = 0;
 
 	*out = NULL;
@@ -274,8 +271,6 @@ int ev_reader_open(const struct found *f, int n, int json, int label_netns, stru
 		free(r);
 		return -ENOMEM;
 	}
-	if (label_netns && !stat("/proc/self/ns/net", &sb))
-		home = sb.st_ino;
 	for (int i = 0; i < n && !err; i++) {
 		struct ev_source *s = &r->src[i];
 
@@ -284,12 +279,8 @@ int ev_reader_open(const struct found *f, int n, int json, int label_netns, stru
 		snprintf(s->dev, sizeof(s->dev), "%s", f[i].d.name);
 		if (f[i].d.cgroup)
 			snprintf(s->cgroup, sizeof(s->cgroup), "%s", f[i].d.cgroup_path);
-		else if (label_netns && f[i].d.netns_ino != home) {
-			netns_name(f[i].d.netns_ino, s->netns, sizeof(s->netns));
-			if (!s->netns[0])
-				snprintf(s->netns, sizeof(s->netns), "net:[%llu]",
-					 (unsigned long long)f[i].d.netns_ino);
-		}
+		else if (label_netns)
+			netns_label(f[i].d.netns_ino, s->netns, sizeof(s->netns));
 		s->json = json;
 		s->t = malloc(sizeof(*s->t));
 		for (int k = 0; k < HS_TRIE_SLOTS; k++)

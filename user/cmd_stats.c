@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,14 +253,6 @@ static const char *hook_mode(const struct found *f, int k)
 	return "?";
 }
 
-/* The network namespace this process is in (its inode), 0 if unknown. */
-static __u64 home_netns_ino(void)
-{
-	struct stat sb;
-
-	return stat("/proc/self/ns/net", &sb) ? 0 : (__u64)sb.st_ino;
-}
-
 static void prom_dev_labels(const struct found *f)
 {
 	char ns[300];
@@ -274,11 +265,8 @@ static void prom_dev_labels(const struct found *f)
 	}
 	printf("{dev=");
 	prom_value(f->d.name);
-	netns_name(f->d.netns_ino, ns, sizeof(ns));
-	if (!ns[0] && f->d.netns_ino && f->d.netns_ino != home_netns_ino())
-		/* A namespace with no name (a container's), as status shows it:
-		 * the agent reports devices of several. */
-		snprintf(ns, sizeof(ns), "net:[%llu]", (unsigned long long)f->d.netns_ino);
+	/* The agent reports devices of several namespaces. */
+	netns_label(f->d.netns_ino, ns, sizeof(ns));
 	if (ns[0]) {
 		printf(",netns=");
 		prom_value(ns);

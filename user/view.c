@@ -96,6 +96,15 @@ void json_ports(const __u64 *bitmap)
 	putchar(']');
 }
 
+void netns_label(__u64 ino, char *buf, size_t size)
+{
+	struct stat sb;
+
+	netns_name(ino, buf, size);
+	if (!buf[0] && ino && !stat("/proc/self/ns/net", &sb) && (__u64)sb.st_ino != ino)
+		snprintf(buf, size, "net:[%llu]", (unsigned long long)ino);
+}
+
 /* The name of the network namespace we are in, if /run/netns has one. */
 void netns_name(__u64 ino, char *buf, size_t size)
 {

@@ -120,6 +120,10 @@ void json_strn(const char *s, size_t len);
 void json_ports(const __u64 *bitmap);
 /* The name of the network namespace @ino in /run/netns, or "". */
 void netns_name(__u64 ino, char *buf, size_t size);
+/* How output names the namespace @ino of a device: its name in /run/netns;
+ * for one with no name (a container's) that is not this process's own,
+ * "net:[INODE]" as status shows it; else "". */
+void netns_label(__u64 ino, char *buf, size_t size);
 /* @ns (since the epoch) as an ISO 8601 UTC time. */
 void format_time(__u64 ns, char *buf, size_t size);
 /* "native", "skb" or "hw". */
