@@ -80,6 +80,9 @@ static __attribute__((unused)) void hset_build(struct hset *s, const struct hs_l
 
 		if (nm->prefix)
 			die("prefix rule \"%s\": the hash set cannot match prefixes", nm->orig);
+		if (nm->directions != HS_DIRSET_REQUEST)
+			die("rule \"%s\" is not for requests only: the hash set knows no directions",
+			    nm->orig);
 		for (__u32 k = 0; k < nm->len; k++)
 			lc[k] = lower(nm->orig[k]);
 		h = fnv1a_lower(lc, nm->len);

@@ -31,6 +31,16 @@ struct {
 	__type(value, struct hs_flow);
 } flows SEC(".maps");
 
+/* Request streams' HEAD history (maps.h): shared by a device's hooks, so
+ * that the one that sees a connection's responses knows which answer a
+ * HEAD. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, HS_METHODS_ENTRIES);
+	__type(key, struct hs_flow_key);
+	__type(value, struct hs_peer);
+} methods SEC(".maps");
+
 /*
  * Scan state lives in a per-CPU scratch map rather than on the stack: the
  * verifier does not track values in map memory, so every step starts from
@@ -71,6 +81,13 @@ struct scratch {
 	struct hs_counters pend;
 	__u32 exp_sig;
 	__u32 exp_len;
+	/* The packet's direction (HS_DIR_*): a response comes from an
+	 * inspected port. For a response, its request stream's HEAD history
+	 * (the methods map), when peer_known. */
+	__u32 dir;
+	__u32 peer_known;
+	struct hs_peer peer;
+	struct hs_flow_key peer_key; /* (in scratch: the stack is full) */
 };
 
 struct {
@@ -116,6 +133,9 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 	c.m = &sc->m;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
 	sc->s.opts = sc->p_opts;
+	sc->s.peer_known = (__u8)sc->peer_known;
+	sc->s.peer_n = sc->peer.n;
+	sc->s.peer_heads = sc->peer.heads;
 	sc->done = 0;
 	bpf_loop(HS_MAX_CALLS, xdp ? (void *)scan_cb_xdp : (void *)scan_cb_tc, &c, 0);
 	return 0;
@@ -189,9 +209,8 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 			scan_piece_xdp(ctx, sc, t);
 		else
 			scan_piece_tc(ctx, sc, t);
-		count_scan(sc->m.hold ? &sc->pend : cnt, &sc->s, 0);
+		count_scan(sc->m.hold ? &sc->pend : cnt, &sc->s, 0, 1);
 		sc->conflicts += sc->s.conflicts;
-		cnt->headers_masked += sc->s.masked;
 		cnt->split_names += sc->s.premasked;
 		sc->csum_acc += sc->s.csum_acc;
 		phase = sc->s.st.phase;
@@ -335,6 +354,39 @@ static __always_inline void held_settle(struct scratch *sc, const struct hs_trie
 	}
 }
 
+/*
+ * A request stream's HEAD history, for the hook that sees its responses:
+ * written when a request began in what the flow took in order. (The
+ * server answers a request only once it has it: once this hook passed it.)
+ */
+static __always_inline void publish_methods(struct scratch *sc, struct hs_flow *f)
+{
+	if (f->pub_n == f->cur.nmsg)
+		return;
+	f->pub_n = f->cur.nmsg;
+	__builtin_memset(&sc->peer, 0, sizeof(sc->peer));
+	sc->peer.heads = f->cur.heads;
+	sc->peer.n = f->cur.nmsg;
+	bpf_map_update_elem(&methods, &sc->pk.key, &sc->peer, BPF_ANY);
+}
+
+/* A response's request stream: the same connection's other direction. */
+static __always_inline void peer_lookup(struct scratch *sc)
+{
+	struct hs_flow_key *k = &sc->peer_key;
+	struct hs_peer *p;
+
+	__builtin_memcpy(k->saddr, sc->pk.key.daddr, sizeof(k->saddr));
+	__builtin_memcpy(k->daddr, sc->pk.key.saddr, sizeof(k->daddr));
+	k->sport = sc->pk.key.dport;
+	k->dport = sc->pk.key.sport;
+	k->family = sc->pk.key.family;
+	p = bpf_map_lookup_elem(&methods, k);
+	sc->peer_known = p != NULL;
+	if (p)
+		sc->peer = *p;
+}
+
 static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
 						    const struct hs_trie *t, struct hs_config *cfg,
 						    struct hs_counters *cnt, const int xdp)
@@ -349,7 +401,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	pk = &sc->pk;
 	len = sc->s_len;
 	f = bpf_map_lookup_elem(&flows, &pk->key);
-	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags);
+	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
 	if (!f && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
@@ -357,7 +409,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		/* Observe mode: what --untracked drop would drop is passed,
 		 * unscanned, and said. */
 		observed_drop(sc, cnt, HS_EVR_UNTRACKED);
-		hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags);
+		hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
 		r = hs_seg_begin(&sc->w, f, HS_POLICY_PASS);
 	}
 	if (r == HS_SEG_CREATE) {
@@ -384,6 +436,9 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		__builtin_memset(&sc->pend, 0, sizeof(sc->pend));
 	}
 	sc->ev.on = cfg->event_rate != 0;
+	sc->peer_known = 0;
+	if (sc->dir)
+		peer_lookup(sc);
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
@@ -419,8 +474,13 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	}
 	if (r == HS_SEG_POLICY)
 		return HS_VERDICT_DROP;
-	if (sc->w.op & HS_OP_DELETE)
+	if (sc->w.op & HS_OP_DELETE) {
 		bpf_map_delete_elem(&flows, &pk->key);
+		if (t->flags & HS_TRIE_F_RESPONSE_RULES)
+			bpf_map_delete_elem(&methods, &pk->key);
+	} else if (f && !sc->dir && (t->flags & HS_TRIE_F_RESPONSE_RULES)) {
+		publish_methods(sc, f);
+	}
 	return HS_VERDICT_PASS;
 }
 
@@ -595,6 +655,34 @@ __attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc
 	return parse(ctx, sc, big, CTX_SKB);
 }
 
+/* Has the active list rules for responses? */
+static __always_inline int responses_on(struct hs_config *cfg)
+{
+	const struct hs_trie *t = active_trie(cfg);
+
+	return t && (t->flags & HS_TRIE_F_RESPONSE_RULES);
+}
+
+/*
+ * Which way the packet in sc->pk goes, into sc->dir: 0 for one to inspect
+ * (to an inspected port: a request; or, when the list has rules for
+ * responses, from one: a response), 1 for one to pass. (A function of its
+ * own: the entry program's stack is part of the scan loop's, which has
+ * none to spare.)
+ */
+static __attribute__((noinline)) int packet_dir(struct scratch *sc, struct hs_config *cfg)
+{
+	if (!sc || !cfg)
+		return 1;
+	sc->dir = HS_DIR_REQUEST;
+	if (port_inspected(cfg, sc->pk.dport))
+		return 0;
+	if (!port_inspected(cfg, sc->pk.sport) || !responses_on(cfg))
+		return 1;
+	sc->dir = HS_DIR_RESPONSE;
+	return 0;
+}
+
 static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc, const int xdp)
 {
 	struct hs_counters *cnt;
@@ -636,11 +724,11 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 			cnt->fragments++;
 		else
 			cnt->malformed++;
-		if (r == PARSE_FRAG && pk->frag_port && !port_inspected(cfg, pk->dport))
+		if (r == PARSE_FRAG && pk->frag_port && packet_dir(sc, cfg))
 			return HS_VERDICT_PASS;
 		return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
 	}
-	if (!port_inspected(cfg, pk->dport))
+	if (packet_dir(sc, cfg))
 		return HS_VERDICT_PASS;
 	if (pk->payload_end > pk->payload_off)
 		cnt->inspected++;
@@ -705,10 +793,12 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		observed_drop(sc, cnt, (__u8)sc->why);
 		return HS_VERDICT_PASS;
 	}
-	if (sc->why == HS_EVR_RULE && sc->redrop)
+	if (sc->why == HS_EVR_RULE && sc->redrop) {
 		cnt->retransmits_dropped++;
-	else
+	} else {
 		cnt->packets_dropped++;
+		cnt->responses_dropped += sc->why == HS_EVR_RULE && sc->dir;
+	}
 	if (sc->why != HS_EVR_RULE)
 		event_drop(&sc->ev, &sc->pk.key, HS_ACT_DROP, (__u8)sc->why);
 	return v;

@@ -260,7 +260,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 
 	/* A held line's name is counted again when it is scanned again. */
 	count_scan(cnt, &sc->s,
-		   sc->s.hold && sc->s.st.phase == HS_PH_NAME && !(sc->s.st.flags & HS_SF_CONT));
+		   sc->s.hold && sc->s.st.phase == HS_PH_NAME && !(sc->s.st.flags & HS_SF_CONT),
+		   0 /* removed, not masked: headers_removed */);
 	if (sc->s.st.phase == HS_PH_DROPPED)
 		return msg_drop(sc, cfg, cnt, HS_EVR_RULE); /* the send fails (EACCES) */
 	if (sc->s.st.phase == HS_PH_HALT) /* only under the drop policy */

@@ -205,12 +205,23 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
  * proxy holds that line back for more bytes), so it is counted once. What
  * became of the matched lines (masked, removed) is the caller's to count.
  */
-static __always_inline void count_scan(struct hs_counters *cnt, const struct hs_scan *s, int held)
+static __always_inline void count_scan(struct hs_counters *cnt, const struct hs_scan *s, int held,
+				       int masked)
 {
-	cnt->http_requests += s->requests;
-	cnt->headers_seen += s->seen - held;
-	cnt->headers_matched += s->matched;
-	cnt->headers_observed += s->observed;
+	if (s->st.conn & HS_CN_RESPONSE) {
+		cnt->http_responses += s->requests;
+		cnt->response_headers_seen += s->seen - held;
+		cnt->response_headers_matched += s->matched;
+		cnt->response_headers_masked += masked ? s->masked : 0;
+		cnt->response_headers_observed += s->observed;
+		cnt->responses_unframed += s->unframed;
+	} else {
+		cnt->http_requests += s->requests;
+		cnt->headers_seen += s->seen - held;
+		cnt->headers_matched += s->matched;
+		cnt->headers_masked += masked ? s->masked : 0;
+		cnt->headers_observed += s->observed;
+	}
 	cnt->framing_invalid += s->framing_invalid;
 	cnt->desync += s->desync;
 	cnt->framing_conflict += s->conflicts;

@@ -3,7 +3,8 @@
  * The trie compiler. Names are sorted by their folded bytes; a node covers a
  * run of sorted names that share its path. Nodes are numbered breadth-first
  * so that the children of every node are contiguous and ordered by symbol,
- * which is what the popcount child index needs.
+ * which is what the popcount child index needs. Rules of one name and kind
+ * (for disjoint directions) share one place in the trie.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -33,8 +34,107 @@ static int cmp_name(const void *a, const void *b)
 	const struct hs_name *y = *(const struct hs_name *const *)b;
 	int r = strcmp(x->name, y->name);
 
-	/* Within equal bytes the exact name comes before the prefix rule. */
-	return r ? r : x->prefix - y->prefix;
+	/* Within equal bytes the exact name comes before the prefix rule,
+	 * and rules of one name and kind (for other directions) keep their
+	 * list order: the first is the one the trie's nodes name. */
+	if (r)
+		return r;
+	if (x->prefix != y->prefix)
+		return x->prefix - y->prefix;
+	return (x > y) - (x < y);
+}
+
+/* The directions of a name; one built by hand with none applies to
+ * requests, as a list line that names none. */
+static unsigned int name_dirs(const struct hs_name *nm)
+{
+	return nm->directions ? nm->directions : HS_DIRSET_REQUEST;
+}
+
+static int same_name(const struct hs_name *a, const struct hs_name *b)
+{
+	return a->len == b->len && !memcmp(a->name, b->name, a->len);
+}
+
+/* Does @nm begin with prefix rule @p's bytes (or equal them)? */
+static int begins(const struct hs_name *nm, const struct hs_name *p)
+{
+	return p->len <= nm->len && !memcmp(nm->name, p->name, p->len);
+}
+
+/* Rule + 1 of the first of sorted[@lo..@hi) that applies to direction
+ * @d, or 0. */
+static __u16 first_for(const struct hs_name *const *sorted, __u32 lo, __u32 hi,
+		       const struct hs_name *base, int d)
+{
+	for (__u32 k = lo; k < hi; k++)
+		if (name_dirs(sorted[k]) & (1u << d))
+			return (__u16)(sorted[k] - base + 1);
+	return 0;
+}
+
+/*
+ * Each rule's dir_rule[] (see struct hs_rule): which rule a list of only
+ * the rules for direction d resolves its name to. One pass over the
+ * sorted names keeps a stack of the prefix rules that begin the current
+ * name (in sorted order a name's prefixes come before it, and a name
+ * between a prefix and one of its extensions extends it too), each with
+ * the rule + 1 that covers its name in each direction: its own for d,
+ * else its parent's.
+ */
+static void set_dir_rules(struct hs_trie *t, const struct hs_list *l,
+			  const struct hs_name *const *sorted, __u32 n)
+{
+	struct {
+		const struct hs_name *nm;
+		__u16 rule[2];
+	} stack[HS_MAX_NAME_LEN + 1];
+	__u32 depth = 0, i, j, k, m;
+
+	for (i = 0; i < n; i = j) {
+		/* [i, k) the exact rules of this name, [k, j) its prefix rules. */
+		for (j = i; j < n && same_name(sorted[j], sorted[i]); j++)
+			;
+		for (k = i; k < j && !sorted[k]->prefix; k++)
+			;
+		while (depth && !begins(sorted[i], stack[depth - 1].nm))
+			depth--;
+		if (k < j && depth < HS_ARRAY_SIZE(stack)) {
+			stack[depth].nm = sorted[k];
+			for (int d = 0; d < 2; d++) {
+				__u16 own = first_for(sorted, k, j, l->names, d);
+
+				stack[depth].rule[d] = own     ? own
+						       : depth ? stack[depth - 1].rule[d]
+							       : 0;
+			}
+			depth++;
+		}
+		for (m = i; m < j; m++) {
+			struct hs_rule *r = &t->rules[sorted[m] - l->names];
+
+			for (int d = 0; d < 2; d++) {
+				__u16 v = 0;
+
+				if (name_dirs(sorted[m]) & (1u << d))
+					v = (__u16)(sorted[m] - l->names + 1);
+				else if (!sorted[m]->prefix)
+					v = first_for(sorted, i, k, l->names, d);
+				/* Else the prefix rules that cover it: its own
+				 * name's first, which the stack's top holds. */
+				if (!v && depth)
+					v = stack[depth - 1].rule[d];
+				r->dir_rule[d] = v;
+			}
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (int d = 0; d < 2; d++) {
+			__u16 v = t->rules[i].dir_rule[d];
+
+			if (v && t->rules[v - 1].action != HS_ACT_OBSERVE)
+				t->rules[i].flags |= HS_RULE_F_ENFORCE(d);
+		}
 }
 
 /*
@@ -124,22 +224,23 @@ static void build_node(struct builder *b, const struct build_item *it)
  * the label (pfx_in) or the names past it (pfx_out) admits every length and
  * every last byte.
  */
-/* Does rule @v - 1 (0: none) mask or drop? */
-static int enforces(const struct hs_trie *t, __u32 v)
+/* Is a name the trie resolves to rule @v - 1 (0: none) masked or dropped
+ * in direction @d (by the rule dir_rule[d] names)? */
+static int enforces(const struct hs_trie *t, __u32 v, int d)
 {
-	return v && t->rules[v - 1].action != HS_ACT_OBSERVE;
+	return v && (t->rules[v - 1].flags & HS_RULE_F_ENFORCE(d));
 }
 
-/* Has node @n a child with its enforce bit set (children come later in
- * the numbering, so theirs are set already)? */
-static int children_enforce(const struct hs_trie *t, const struct hs_node *n)
+/* Has node @n a child with its direction @d enforce bit set (children come
+ * later in the numbering, so theirs are set already)? */
+static int children_enforce(const struct hs_trie *t, const struct hs_node *n, int d)
 {
 	__u32 k = 0;
 
 	for (__u64 m = n->mask; m; m &= m - 1, k++) {
 		__u32 c = n->first_child + k;
 
-		if ((t->enforce[c >> 6] >> (c & 63)) & 1)
+		if ((t->enforce[d][c >> 6] >> (c & 63)) & 1)
 			return 1;
 	}
 	return 0;
@@ -182,9 +283,10 @@ static int set_summaries(struct hs_trie *t)
 		}
 		n->name_lens = lens;
 		n->last_syms = last;
-		if (enforces(t, n->end_rule) || enforces(t, n->pfx_in) || enforces(t, n->pfx_out) ||
-		    children_enforce(t, n))
-			t->enforce[i >> 6] |= 1ULL << (i & 63);
+		for (int d = 0; d < 2; d++)
+			if (enforces(t, n->end_rule, d) || enforces(t, n->pfx_in, d) ||
+			    enforces(t, n->pfx_out, d) || children_enforce(t, n, d))
+				t->enforce[d][i >> 6] |= 1ULL << (i & 63);
 	}
 	free(depth);
 	return 0;
@@ -223,7 +325,7 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 {
 	struct builder b = { .t = t };
 	__u8 seen[256] = { 0 };
-	__u32 i, c, nsym = 0, maxd = 0;
+	__u32 i, c, nsym = 0, maxd = 0, n_uniq;
 	int r = 0;
 
 	if (!l->n || l->n > HS_MAX_NAMES) {
@@ -246,9 +348,12 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 	t->magic = HS_TRIE_MAGIC;
 	t->version = HS_TRIE_VERSION;
 	t->flags = l->fold_underscore ? HS_TRIE_F_FOLD_UNDERSCORE : 0;
-	for (i = 0; i < l->n; i++)
+	for (i = 0; i < l->n; i++) {
 		if (l->names[i].prefix)
 			t->flags |= HS_TRIE_F_PREFIX_RULES;
+		if (name_dirs(&l->names[i]) & HS_DIRSET_RESPONSE)
+			t->flags |= HS_TRIE_F_RESPONSE_RULES;
+	}
 	t->n_rules = l->n;
 
 	/* Symbols: one per folded byte that occurs, in byte order. */
@@ -259,7 +364,8 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 			maxd = l->names[i].len;
 		t->rules[i].hit_slot = i;
 		t->rules[i].action = l->names[i].action;
-		t->rules[i].flags = l->names[i].prefix ? HS_RULE_F_PREFIX : 0;
+		t->rules[i].flags = (l->names[i].prefix ? HS_RULE_F_PREFIX : 0) |
+				    name_dirs(&l->names[i]) * HS_RULE_F_REQUEST;
 	}
 	memset(t->sym, HS_SYM_NONE, sizeof(t->sym));
 	for (c = 0; c < 256; c++) {
@@ -298,11 +404,20 @@ int hs_compile(const struct hs_list *l, struct hs_trie *t, struct hs_trie_stats 
 		b.sorted[i] = &l->names[i];
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	qsort(b.sorted, l->n, sizeof(*b.sorted), cmp_name);
-	for (i = 0; i < l->n; i++)
-		b.rule_of[i] = b.sorted[i] - l->names;
-	store_names(&b, l->n);
+	set_dir_rules(t, l, b.sorted, l->n);
+	/* The trie holds each name of each kind once, for its first rule;
+	 * the others are reached through that one's dir_rule[]. */
+	for (i = 0, n_uniq = 0; i < l->n; i++) {
+		const struct hs_name *last = n_uniq ? b.sorted[n_uniq - 1] : NULL;
 
-	b.queue[0] = (struct build_item){ .lo = 0, .hi = l->n, .depth = 0, .node = 0 };
+		if (last && same_name(b.sorted[i], last) && b.sorted[i]->prefix == last->prefix)
+			continue;
+		b.sorted[n_uniq] = b.sorted[i];
+		b.rule_of[n_uniq++] = b.sorted[i] - l->names;
+	}
+	store_names(&b, n_uniq);
+
+	b.queue[0] = (struct build_item){ .lo = 0, .hi = n_uniq, .depth = 0, .node = 0 };
 	b.qtail = 1;
 	while (b.qhead < b.qtail)
 		build_node(&b, &b.queue[b.qhead++]);
@@ -391,13 +506,30 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 			 (unsigned int)HS_TRIE_SPARE);
 		return -EINVAL;
 	}
-	/* hs_trie_lookup trusts the flag to skip prefix handling. */
-	for (__u32 i = 0; i < t->n_rules; i++)
-		if ((t->rules[i].flags & HS_RULE_F_PREFIX) &&
-		    !(t->flags & HS_TRIE_F_PREFIX_RULES)) {
+	/* hs_trie_lookup trusts the flag to skip prefix handling, and the
+	 * programs trust the response-rules flag to skip responses. */
+	for (__u32 i = 0; i < t->n_rules; i++) {
+		const struct hs_rule *r = &t->rules[i];
+
+		if ((r->flags & HS_RULE_F_PREFIX) && !(t->flags & HS_TRIE_F_PREFIX_RULES)) {
 			snprintf(err->msg, sizeof(err->msg),
 				 "trie has a prefix rule (%u) but not the prefix-rules flag", i);
 			return -EINVAL;
 		}
+		if ((r->flags & HS_RULE_F_RESPONSE) && !(t->flags & HS_TRIE_F_RESPONSE_RULES)) {
+			snprintf(err->msg, sizeof(err->msg),
+				 "trie has a response rule (%u) but not the response-rules flag",
+				 i);
+			return -EINVAL;
+		}
+		for (int d = 0; d < 2; d++)
+			if (r->dir_rule[d] > t->n_rules) {
+				snprintf(
+					err->msg, sizeof(err->msg),
+					"trie's rule %u names rule %u for direction %d, of %u rules",
+					i, r->dir_rule[d], d, t->n_rules);
+				return -EINVAL;
+			}
+	}
 	return 0;
 }

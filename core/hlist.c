@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The header-list format: one name per line, '#' comments, an optional
- * action word, '@' directives. Every error names the file and line and
- * nothing is produced on error.
+ * action word and direction word, '@' directives. Every error names the
+ * file and line and nothing is produced on error.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -154,24 +154,57 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
 	return d[la][lb];
 }
 
-/* An action word, in any case: enum hs_action, or -1. */
-static int parse_action(const char *w, size_t len)
+/* A word of table @names (its values @first..@n - 1), in any case: the
+ * value, or -1. */
+static int parse_word(const char *w, size_t len, const char *const *names, int first, int n)
 {
-	for (int a = 0; a < HS_ACT_MAX; a++)
-		if (strlen(hs_action_names[a]) == len && !strncasecmp(w, hs_action_names[a], len))
-			return a;
+	for (int v = first; v < n; v++)
+		if (strlen(names[v]) == len && !strncasecmp(w, names[v], len))
+			return v;
 	return -1;
 }
 
-static int looks_like_action(const char *w, size_t len)
+/* Edits from @w to the nearest word of table @names (values @first..@n -
+ * 1): a word of letters within two is a misspelling of it, worth naming;
+ * anything else (99: not letters only) is not meant as one. */
+static size_t word_distance(const char *w, size_t len, const char *const *names, int first, int n)
 {
+	size_t best = 99;
+
 	for (size_t i = 0; i < len; i++)
 		if (!((w[i] | 0x20) >= 'a' && (w[i] | 0x20) <= 'z'))
-			return 0;
-	for (int a = 0; a < HS_ACT_MAX; a++)
-		if (edit_distance(w, len, hs_action_names[a], strlen(hs_action_names[a])) <= 2)
-			return 1;
-	return 0;
+			return best;
+	for (int v = first; v < n; v++) {
+		size_t d = edit_distance(w, len, names[v], strlen(names[v]));
+
+		if (d < best)
+			best = d;
+	}
+	return best;
+}
+
+#define NEAR_MISS 2
+
+/* The words of a line's action and direction tables. */
+static int parse_action(const char *w, size_t len)
+{
+	return parse_word(w, len, hs_action_names, 0, HS_ACT_MAX);
+}
+
+static size_t action_distance(const char *w, size_t len)
+{
+	return word_distance(w, len, hs_action_names, 0, HS_ACT_MAX);
+}
+
+/* A list names a direction set that is not empty. */
+static int parse_dirs(const char *w, size_t len)
+{
+	return parse_word(w, len, hs_dir_set_names, HS_DIRSET_REQUEST, HS_DIRSET_MAX);
+}
+
+static size_t dirs_distance(const char *w, size_t len)
+{
+	return word_distance(w, len, hs_dir_set_names, HS_DIRSET_REQUEST, HS_DIRSET_MAX);
 }
 
 struct line_ctx {
@@ -212,42 +245,114 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 
 _Static_assert(HS_MAX_NAME_LEN <= 0xffff, "a name's length fits hs_name.len");
 
-/* One name line: NAME [ACTION], comment already removed, trimmed. */
+/* A word of a line: [s, s + len). */
+struct word {
+	const char *s;
+	size_t len;
+};
+
+/* Split line @s into at most @max words; returns how many there are. */
+static size_t split_words(const char *s, size_t len, struct word *w, size_t max)
+{
+	const char *e = s + len;
+	size_t n = 0;
+
+	while (n < max) {
+		while (s < e && is_space(*s))
+			s++;
+		if (s == e)
+			break;
+		w[n].s = s;
+		while (s < e && !is_space(*s))
+			s++;
+		w[n].len = s - w[n].s;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The words after a name (@w[0]): [ACTION] [DIRECTION], into @act and
+ * @dirs. A word that is neither, nor within two edits of one, is not meant
+ * as one: the name has white space in it, or the line is no list line
+ * (a secret's value), and the message shows no more of it.
+ */
+static int parse_rule_words(const struct line_ctx *c, const char *s, size_t len,
+			    const struct word *w, size_t nw, int *act, int *dirs)
+{
+	char nb[SHOW_MAX + 4], wb[SHOW_MAX + 4], bb[8];
+	const char *name = show_name(w[0].s, w[0].len, nb);
+	size_t k = 1, da, dd;
+
+	*act = parse_action(w[1].s, w[1].len);
+	if (*act >= 0)
+		k++;
+	else
+		*act = HS_ACT_MASK;
+	if (k < nw) {
+		*dirs = parse_dirs(w[k].s, w[k].len);
+		if (*dirs >= 0) {
+			k++;
+		} else {
+			da = k == 1 ? action_distance(w[k].s, w[k].len) : 99;
+			dd = dirs_distance(w[k].s, w[k].len);
+			if (da <= NEAR_MISS && da <= dd)
+				return fail(
+					c->err,
+					"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
+					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name);
+			if (dd <= NEAR_MISS)
+				return fail(
+					c->err,
+					"%s:%u: unknown direction \"%s\" for header name \"%s\" (expected 'request', 'response' or 'both')",
+					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name);
+			if (k == 1)
+				/* The name itself has white space in it: name the
+				 * byte, which may be a tab rather than a space. */
+				return fail(
+					c->err,
+					"%s:%u: invalid character %s in header name \"%s\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')",
+					c->path, c->lineno, show_byte(s[w[0].len], bb),
+					show_name(s, len, wb));
+			return fail(
+				c->err,
+				"%s:%u: unexpected word after the action of header name \"%s\" (expected a direction: 'request', 'response' or 'both')",
+				c->path, c->lineno, name);
+		}
+	}
+	if (k < nw) {
+		if (parse_action(w[k].s, w[k].len) >= 0)
+			return fail(
+				c->err,
+				"%s:%u: action \"%s\" after the direction of header name \"%s\" (a line is NAME [ACTION] [DIRECTION])",
+				c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name);
+		return fail(
+			c->err,
+			"%s:%u: unexpected word after the direction of header name \"%s\" (a line is NAME [ACTION] [DIRECTION])",
+			c->path, c->lineno, name);
+	}
+	return 0;
+}
+
+/* One name line: NAME [ACTION] [DIRECTION], comment already removed,
+ * trimmed. */
 static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct hs_name *out)
 {
-	char buf[SHOW_MAX + 4], bb[8], wb[SHOW_MAX + 4];
-	size_t nlen = 0, i;
-	const char *w2 = NULL;
-	size_t w2len = 0;
-	int act = HS_ACT_MASK;
+	char buf[SHOW_MAX + 4], bb[8];
+	struct word w[4];
+	size_t nw, nlen, i;
+	int act = HS_ACT_MASK, dirs = HS_DIRSET_REQUEST, r;
 
 	/* Never NULL, even on an error path the analyzers follow (they do not
 	 * see that the variadic fail() never returns 0); set below. */
 	out->orig = out->name = c->strings;
-	while (nlen < len && !is_space(s[nlen]))
-		nlen++;
-	if (nlen < len) {
-		w2 = s + nlen;
-		while (w2 < s + len && is_space(*w2))
-			w2++;
-		w2len = 0;
-		while (w2 + w2len < s + len && !is_space(w2[w2len]))
-			w2len++;
-		if (w2 + w2len == s + len && (act = parse_action(w2, w2len)) < 0 &&
-		    looks_like_action(w2, w2len))
-			return fail(
-				c->err,
-				"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-				c->path, c->lineno, show_name(w2, w2len, wb),
-				show_name(s, nlen, buf));
-		if (w2 + w2len != s + len || act < 0) {
-			/* The name itself has white space in it: name the byte,
-			 * which may be a tab rather than a space. */
-			return fail(
-				c->err,
-				"%s:%u: invalid character %s in header name \"%s\" (a second word, if any, is the action: 'mask' or 'drop')",
-				c->path, c->lineno, show_byte(s[nlen], bb), show_name(s, len, buf));
-		}
+	/* A fourth word after the name is only looked for to be refused. */
+	nw = split_words(s, len, w, HS_ARRAY_SIZE(w));
+	nlen = w[0].len;
+	if (nw > 1) {
+		r = parse_rule_words(c, s, len, w, nw, &act, &dirs);
+		if (r)
+			return r;
 	}
 	for (i = 0; i < nlen; i++) {
 		unsigned char ch = s[i];
@@ -290,6 +395,7 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 	}
 	out->orig[nlen] = 0;
 	out->action = act;
+	out->directions = dirs;
 	out->line = c->lineno;
 	return 0;
 }
@@ -310,13 +416,30 @@ __u32 hs_name_hash(const char *name, size_t len, int prefix)
 _Static_assert((SEEN_TABLE & (SEEN_TABLE - 1)) == 0, "the table size is a power of two");
 _Static_assert(HS_MAX_NAMES < 0x10000, "table entries fit 16 bits");
 
+/* The directions two rules of one name share, for a message. */
+static const char *dup_dirs_words(enum hs_dir_set dirs)
+{
+	switch (dirs) {
+	case HS_DIRSET_REQUEST:
+		return "requests";
+	case HS_DIRSET_RESPONSE:
+		return "responses";
+	case HS_DIRSET_BOTH:
+		return "requests and responses";
+	case HS_DIRSET_NONE:
+	case HS_DIRSET_MAX:
+		break;
+	}
+	return "?";
+}
+
 /* Fold every name and report the first duplicate by line order: the first
  * name whose equal came before it (names are in line order). */
 static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *err)
 {
 	__u16 seen[SEEN_TABLE] = { 0 };
 	struct hs_name *dup = NULL, *first = NULL;
-	char db[SHOW_MAX + 4], fb[SHOW_MAX + 4];
+	char db[SHOW_MAX + 4], fb[SHOW_MAX + 4], for_dirs[32];
 	size_t i;
 
 	unsigned char used[256] = { 0 };
@@ -347,6 +470,8 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 		}
 		nm->name[nm->len] = 0;
 	}
+	/* A name may come twice (of one kind) for disjoint directions, so
+	 * twice in the table: at most that, the directions being two. */
 	for (i = 0; i < l->n && !dup; i++) {
 		struct hs_name *nm = &l->names[i];
 
@@ -359,6 +484,7 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 				break;
 			}
 			if (o->len == nm->len && o->prefix == nm->prefix &&
+			    (o->directions & nm->directions) &&
 			    !memcmp(o->name, nm->name, nm->len)) {
 				dup = nm;
 				first = o;
@@ -369,14 +495,20 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 	if (!dup)
 		return 0;
 	show_name(dup->orig, strlen(dup->orig), db);
+	/* Lists that name no direction read as they always have. */
+	if ((dup->directions | first->directions) == HS_DIRSET_REQUEST)
+		for_dirs[0] = 0;
+	else
+		snprintf(for_dirs, sizeof(for_dirs), " for %s",
+			 dup_dirs_words((enum hs_dir_set)(dup->directions & first->directions)));
 	if (!strcmp(dup->orig, first->orig))
-		return fail(err, "%s:%u: duplicate header name \"%s\" (first on line %u)", path,
-			    dup->line, db, first->line);
+		return fail(err, "%s:%u: duplicate header name \"%s\"%s (first on line %u)", path,
+			    dup->line, db, for_dirs, first->line);
 	return fail(
 		err,
-		"%s:%u: duplicate header name \"%s\": same as \"%s\" on line %u (names are case-insensitive%s)",
-		path, dup->line, db, show_name(first->orig, strlen(first->orig), fb), first->line,
-		l->fold_underscore ? " and '_' matches '-'" : "");
+		"%s:%u: duplicate header name \"%s\"%s: same as \"%s\" on line %u (names are case-insensitive%s)",
+		path, dup->line, db, for_dirs, show_name(first->orig, strlen(first->orig), fb),
+		first->line, l->fold_underscore ? " and '_' matches '-'" : "");
 }
 
 int hs_list_parse(const char *text, size_t len, const char *path, const struct hs_list_opts *opts,

@@ -16,6 +16,11 @@ struct hs_name {
 	__u8 action; /* enum hs_action */
 	__u8 prefix; /* 1: prefix rule */
 	__u8 non_token; /* holds visible bytes that RFC 9110 tokens do not */
+	/* enum hs_dir_set: bit 1 << HS_DIR_* for each direction the rule
+	 * applies to (request when the line names none; hs_compile() reads
+	 * 0, from a list built by hand, as request too). A name may appear
+	 * twice, of the same kind, for disjoint directions. */
+	__u8 directions;
 	__u32 line;
 };
 

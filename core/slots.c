@@ -15,14 +15,33 @@ struct walk {
 	unsigned char byte_of[HS_MAX_SYMS];
 	char path[HS_MAX_NAME_LEN + 1];
 	unsigned int seen;
+	unsigned char emitted[HS_MAX_NAMES];
 };
 
+/*
+ * Rule @rule's name is the path; so is that of a rule of the same name and
+ * kind for other directions, which no node names: the rule's dir_rule[]
+ * names it for a direction the rule does not apply to. A rule of the same
+ * kind named there that is not one of them is a prefix rule of a shorter
+ * name, whose node comes before on the path: emitted already.
+ */
 static void found(struct walk *w, __u32 rule, __u32 len, int prefix)
 {
-	if (rule >= w->t->n_rules || rule >= HS_MAX_NAMES)
+	const struct hs_rule *r;
+
+	if (rule >= w->t->n_rules || rule >= HS_MAX_NAMES || w->emitted[rule])
 		return;
 	w->emit(w, rule, len, prefix);
+	w->emitted[rule] = 1;
 	w->seen++;
+	r = &w->t->rules[rule];
+	for (int d = 0; d < 2; d++) {
+		__u32 v = r->dir_rule[d];
+
+		if (v && !(hs_rule_dirs(r->flags) & (1u << d)) && v <= w->t->n_rules &&
+		    !((w->t->rules[v - 1].flags ^ r->flags) & HS_RULE_F_PREFIX))
+			found(w, v - 1, len, prefix);
+	}
 }
 
 /* Depth-first; the depth is bounded by the name length limit. */
@@ -57,7 +76,8 @@ static int walk(struct walk *w)
 {
 	const struct hs_trie *t = w->t;
 
-	if (t->magic != HS_TRIE_MAGIC || !t->n_nodes || t->n_rules > HS_MAX_NAMES)
+	if (t->magic != HS_TRIE_MAGIC || t->version != HS_TRIE_VERSION || !t->n_nodes ||
+	    t->n_rules > HS_MAX_NAMES)
 		return -EINVAL;
 	for (int c = 255; c >= 0; c--)
 		if (t->sym[c] != HS_SYM_NONE)
@@ -88,8 +108,10 @@ int hs_trie_names(const struct hs_trie *t, hs_rule_name *names)
 
 /*
  * A list's names, by name: a hash table of rule + 1 (0: empty), at most
- * half full, over a copy of each name. A name is its folded bytes and
- * whether it is a prefix rule.
+ * half full, over a copy of each name. A name is its folded bytes, whether
+ * it is a prefix rule, and the directions it applies to: "x-a request"
+ * and "x-a response" count apart, and a rule whose directions change
+ * starts afresh.
  */
 #define SLOT_TABLE (2 * HS_MAX_NAMES)
 
@@ -103,18 +125,19 @@ struct hs_slots {
 	__u16 slot[HS_MAX_NAMES]; /* the rule's hit_slot */
 	__u8 len[HS_MAX_NAMES];
 	__u8 prefix[HS_MAX_NAMES];
+	__u8 dirs[HS_MAX_NAMES]; /* enum hs_dir_set */
 	__u16 table[SLOT_TABLE];
 };
 
 /* The table entry for a name: the one that holds it, or the empty one
  * where it would go. */
-static __u32 find(const struct hs_slots *o, const char *s, __u32 len, int prefix)
+static __u32 find(const struct hs_slots *o, const char *s, __u32 len, int prefix, __u32 dirs)
 {
-	for (__u32 i = hs_name_hash(s, len, prefix);; i++) {
+	for (__u32 i = hs_name_hash(s, len, prefix | dirs << 1);; i++) {
 		__u32 e = i & (SLOT_TABLE - 1), r = o->table[e] - 1u;
 
 		if (!o->table[e] || (o->len[r] == len && o->prefix[r] == prefix &&
-				     !memcmp(&o->bytes[o->off[r]], s, len)))
+				     o->dirs[r] == dirs && !memcmp(&o->bytes[o->off[r]], s, len)))
 			return e;
 	}
 }
@@ -122,7 +145,7 @@ static __u32 find(const struct hs_slots *o, const char *s, __u32 len, int prefix
 static void emit_old(struct walk *w, __u32 rule, __u32 len, int prefix)
 {
 	struct hs_slots *o = w->ctx;
-	__u32 e;
+	__u32 e, dirs = hs_rule_dirs(w->t->rules[rule].flags);
 
 	/* Only a damaged trie names more than n_rules rules (and fails the walk). */
 	if (len > o->size - o->used)
@@ -132,8 +155,9 @@ static void emit_old(struct walk *w, __u32 rule, __u32 len, int prefix)
 	o->used += len;
 	o->len[rule] = len;
 	o->prefix[rule] = prefix;
+	o->dirs[rule] = dirs;
 	o->slot[rule] = w->t->rules[rule].hit_slot;
-	e = find(o, w->path, len, prefix);
+	e = find(o, w->path, len, prefix, dirs);
 	if (!o->table[e])
 		o->table[e] = rule + 1;
 }
@@ -184,7 +208,9 @@ static void emit_new(struct walk *w, __u32 rule, __u32 len, int prefix)
 {
 	struct matches *mt = w->ctx;
 
-	mt->rule[rule] = mt->old ? mt->old->table[find(mt->old, w->path, len, prefix)] : 0;
+	mt->rule[rule] = mt->old ? mt->old->table[find(mt->old, w->path, len, prefix,
+						       hs_rule_dirs(w->t->rules[rule].flags))]
+				 : 0;
 }
 
 int hs_assign_slots(const struct hs_slots *old, struct hs_trie *nt,

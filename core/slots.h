@@ -29,8 +29,9 @@ int hs_slots_read(const struct hs_trie *old, struct hs_slots **out);
 void hs_slots_free(struct hs_slots *s);
 
 /*
- * Give every rule of @nt the counter slot its name has in @old (NULL: no old
- * list), and names new to the list slots that no kept name uses. @fresh[s]
+ * Give every rule of @nt the counter slot its name, of the same kind and
+ * for the same directions, has in @old (NULL: no old list), and rules new
+ * to the list slots that no kept rule uses. @fresh[s]
  * is set for each slot handed to a new name: its counter must be zeroed.
  */
 int hs_assign_slots(const struct hs_slots *old, struct hs_trie *nt,

@@ -192,7 +192,10 @@ HS_API unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 	 * and its first bytes decide that. */
 	if (len > 0xffff)
 		len = 0xffff;
-	rule = hs_trie_lookup(m->trie, (const __u8 *)name, (__u32)len);
+	/* Requests are what the library masks: a rule for responses only
+	 * does not hide the rule that applies to a request. */
+	rule = hs_dir_rule(m->trie, hs_trie_lookup(m->trie, (const __u8 *)name, (__u32)len),
+			   HS_DIR_REQUEST);
 	if (rule && info)
 		hs_rule_get(m, rule, info);
 	return rule;

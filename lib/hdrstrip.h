@@ -96,10 +96,12 @@ unsigned int hs_rule_count(const hs_matcher *m);
 int hs_rule_get(const hs_matcher *m, unsigned int id, struct hs_rule_info *info);
 
 /*
- * Look a field name up: the id of the rule it matches (1..), or 0 when the
- * name is not internal. Case does not matter, nor '_' against '-' when the
- * list folds them; the name is the bytes before the colon, without white
- * space. @info, if not NULL, is filled in on a match.
+ * Look a field name up: the id of the rule it matches in a request (1..),
+ * or 0 when the name is not internal. Case does not matter, nor '_' against
+ * '-' when the list folds them; the name is the bytes before the colon,
+ * without white space. Rules for responses only (a list line's direction
+ * word, hdrstrip(8)) match nothing here. @info, if not NULL, is filled in
+ * on a match.
  */
 unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 		       struct hs_rule_info *info);

@@ -23,14 +23,55 @@ static const char check_usage[] =
 	"Usage: hdrstrip check --headers FILE [--no-fold-underscore] NAME...\n"
 	"\n"
 	"Look each NAME up in the header list: one line per NAME, e.g.\n"
-	"  X-Internal-Auth: match (id 3, mask)\n"
+	"  X-Internal-Auth: match (id 3, mask, request)\n"
+	"  X-Debug: match (id 4, mask, request), match (id 5, drop, response)\n"
 	"  accept: no match\n"
-	"Ids are the names' positions in the list, counting from 1.\n";
+	"Ids are the names' positions in the list, counting from 1; each match\n"
+	"says in which directions (request, response or both) it applies.\n";
 
 static void print_label(const struct hs_trie *t, const struct hs_node *n)
 {
 	for (__u32 i = 0; i < n->label_len; i++)
 		putchar(t->labels[n->label_off + i]);
+}
+
+/*
+ * The rules that apply to a name the trie resolved to @v (rule + 1), and
+ * in which directions: one rule for both, or one for each direction that
+ * has one. Returns how many (0: the name matches nothing).
+ */
+static int dir_rules(const struct hs_trie *t, __u32 v, __u32 rule[2], enum hs_dir_set dirs[2])
+{
+	__u32 req = hs_dir_rule(t, v, HS_DIR_REQUEST), resp = hs_dir_rule(t, v, HS_DIR_RESPONSE);
+	int n = 0;
+
+	if (req && req == resp) {
+		rule[0] = req;
+		dirs[0] = HS_DIRSET_BOTH;
+		return 1;
+	}
+	if (req) {
+		rule[n] = req;
+		dirs[n++] = HS_DIRSET_REQUEST;
+	}
+	if (resp) {
+		rule[n] = resp;
+		dirs[n++] = HS_DIRSET_RESPONSE;
+	}
+	return n;
+}
+
+/* " x-a* (request), x-a (response)": the rules of a name the trie
+ * resolved to @v. */
+static void print_dir_rules(const struct hs_trie *t, const struct hs_list *l, __u32 v)
+{
+	enum hs_dir_set dirs[2];
+	__u32 rule[2];
+	int n = dir_rules(t, v, rule, dirs);
+
+	for (int k = 0; k < n; k++)
+		printf("%s %s (%s)", k ? "," : "", l->names[rule[k] - 1].orig,
+		       hs_dir_set_name(dirs[k]));
 }
 
 static void dump_trie(const struct hs_trie *t, const struct hs_list *l)
@@ -53,10 +94,14 @@ static void dump_trie(const struct hs_trie *t, const struct hs_list *l)
 					putchar(byte_of[c]);
 			printf("\" from node %u", n->first_child);
 		}
-		if (n->end_rule)
-			printf(" ends %s", l->names[n->end_rule - 1].orig);
-		if (n->pfx_out && n->pfx_out != n->end_rule)
-			printf(" under %s", l->names[n->pfx_out - 1].orig);
+		if (n->end_rule) {
+			printf(" ends");
+			print_dir_rules(t, l, n->end_rule);
+		}
+		if (n->pfx_out && n->pfx_out != n->end_rule) {
+			printf(" under");
+			print_dir_rules(t, l, n->pfx_out);
+		}
 		putchar('\n');
 	}
 }
@@ -233,18 +278,22 @@ static int do_check(const struct check_opts *o)
 		return r;
 	for (int i = 0; i < o->n_names; i++) {
 		const char *name = o->names[i];
-		__u32 rule = hs_trie_lookup(t, (const __u8 *)name, strlen(name));
+		enum hs_dir_set dirs[2];
+		__u32 rule[2];
+		int n = dir_rules(t, hs_trie_lookup(t, (const __u8 *)name, strlen(name)), rule,
+				  dirs);
 
-		if (!rule) {
-			printf("%s: no match\n", name);
-			continue;
+		printf("%s:%s", name, n ? "" : " no match");
+		for (int k = 0; k < n; k++) {
+			const struct hs_name *nm = &l.names[rule[k] - 1];
+
+			printf("%s match (id %u, %s, %s", k ? "," : "", rule[k],
+			       hs_action_name(nm->action), hs_dir_set_name(dirs[k]));
+			if (nm->prefix || strcasecmp(nm->orig, name))
+				printf(", rule \"%s\"", nm->orig);
+			putchar(')');
 		}
-		const struct hs_name *nm = &l.names[rule - 1];
-
-		printf("%s: match (id %u, %s", name, rule, hs_action_name(nm->action));
-		if (nm->prefix || strcasecmp(nm->orig, name))
-			printf(", rule \"%s\"", nm->orig);
-		printf(")\n");
+		putchar('\n');
 	}
 	free(t);
 	hs_list_free(&l);

@@ -138,6 +138,7 @@ struct hits {
 	hs_rule_name *names;
 	__u64 *hits;
 	__u8 *action; /* enum hs_action of each rule */
+	__u8 *dirs; /* enum hs_dir_set of each rule */
 };
 
 static void hits_free(struct hits *h)
@@ -145,8 +146,24 @@ static void hits_free(struct hits *h)
 	free(h->names);
 	free(h->hits);
 	free(h->action);
+	free(h->dirs);
 	memset(h, 0, sizeof(*h));
 }
+
+/*
+ * Rule @i's key in JSON objects of names: its name, then its directions
+ * when they are not the default (requests), as the list line spells them:
+ * "x-debug response". A name may be listed once for each direction.
+ */
+static const char *hits_key(const struct hits *h, __u32 i, char *buf, size_t size)
+{
+	if (h->dirs[i] == HS_DIRSET_REQUEST)
+		return h->names[i];
+	snprintf(buf, size, "%s %s", h->names[i], hs_dir_set_name(h->dirs[i]));
+	return buf;
+}
+
+#define HITS_KEY_MAX (sizeof(hs_rule_name) + 16)
 
 static int hits_load(const struct found *f, struct hits *h)
 {
@@ -157,7 +174,8 @@ static int hits_load(const struct found *f, struct hits *h)
 	h->names = calloc(HS_MAX_NAMES, sizeof(*h->names));
 	h->hits = calloc(HS_MAX_NAMES, sizeof(*h->hits));
 	h->action = calloc(HS_MAX_NAMES, sizeof(*h->action));
-	if (!t || !h->names || !h->hits || !h->action)
+	h->dirs = calloc(HS_MAX_NAMES, sizeof(*h->dirs));
+	if (!t || !h->names || !h->hits || !h->action || !h->dirs)
 		goto out;
 	hs_prefault(t, sizeof(*t)); /* the kernel writes it whole */
 	r = trie_read_slot(&f->m, f->cfg.active_slot & 1, t);
@@ -169,6 +187,7 @@ static int hits_load(const struct found *f, struct hits *h)
 	for (__u32 i = 0; i < t->n_rules && i < HS_MAX_NAMES; i++) {
 		hits_read(&f->m, t->rules[i].hit_slot, &h->hits[i]);
 		h->action[i] = t->rules[i].action;
+		h->dirs[i] = hs_rule_dirs(t->rules[i].flags);
 		h->n = i + 1;
 	}
 out:
@@ -181,6 +200,7 @@ out:
 /* Per-header hits of the active list: name -> count. */
 static int print_hits(const struct found *f, int json)
 {
+	char key[HITS_KEY_MAX];
 	struct hits h;
 	int r = hits_load(f, &h);
 
@@ -189,17 +209,21 @@ static int print_hits(const struct found *f, int json)
 	if (json)
 		printf(",\"per_header\":{");
 	for (__u32 i = 0; i < h.n; i++) {
+		int mask = h.action[i] == HS_ACT_MASK, req = h.dirs[i] == HS_DIRSET_REQUEST;
+
 		if (json) {
 			printf("%s", i ? "," : "");
-			json_str(h.names[i]);
+			json_str(hits_key(&h, i, key, sizeof(key)));
 			printf(":%llu", (unsigned long long)h.hits[i]);
-		} else {
-			/* The default action goes unsaid; another is named. */
-			printf("  %-40s %llu", h.names[i], (unsigned long long)h.hits[i]);
-			if (h.action[i] != HS_ACT_MASK)
-				printf(" (%s)", hs_action_name(h.action[i]));
-			putchar('\n');
+			continue;
 		}
+		/* The default action and direction (mask, request) go unsaid;
+		 * others are named. */
+		printf("  %-40s %llu", h.names[i], (unsigned long long)h.hits[i]);
+		if (!mask || !req)
+			printf(" (%s%s%s)", mask ? "" : hs_action_name(h.action[i]),
+			       !mask && !req ? ", " : "", req ? "" : hs_dir_set_name(h.dirs[i]));
+		putchar('\n');
 	}
 	if (json)
 		printf("}");
@@ -381,14 +405,16 @@ int stats_prometheus(const struct found *f, int n)
 	prom_family(
 		"hdrstrip_header_hits_total", "counter",
 		"Header field lines that matched each name of the list (prefix rules end in *), "
-		"labelled with the name's action.");
+		"labelled with the name's action and the directions it applies to (request, "
+		"response or both).");
 	for (int i = 0; i < n; i++)
 		for (__u32 k = 0; k < h[i].n; k++) {
 			printf("hdrstrip_header_hits_total");
 			prom_dev_labels(&f[i]);
 			printf(",header=");
 			prom_value(h[i].names[k]);
-			printf(",action=\"%s\"} %llu\n", hs_action_name(h[i].action[k]),
+			printf(",action=\"%s\",direction=\"%s\"} %llu\n",
+			       hs_action_name(h[i].action[k]), hs_dir_set_name(h[i].dirs[k]),
 			       (unsigned long long)h[i].hits[k]);
 		}
 out:
@@ -494,13 +520,16 @@ static const struct sample *sample_find(const struct reading *rd, const struct s
 	return NULL;
 }
 
-/* Hits of @name in @h before, or -1 if the name was not in the list. */
-static long long hits_before(const struct hits *h, __u32 idx, const char *name)
+/* Hits before in @h of rule @idx of @cur (its name and directions), or -1
+ * if the list had no such rule. */
+static long long hits_before(const struct hits *h, const struct hits *cur, __u32 idx)
 {
-	if (idx < h->n && !strcmp(h->names[idx], name))
+	const char *name = cur->names[idx];
+
+	if (idx < h->n && h->dirs[idx] == cur->dirs[idx] && !strcmp(h->names[idx], name))
 		return (long long)h->hits[idx];
 	for (__u32 i = 0; i < h->n; i++)
-		if (!strcmp(h->names[i], name))
+		if (h->dirs[i] == cur->dirs[idx] && !strcmp(h->names[i], name))
 			return (long long)h->hits[i];
 	return -1;
 }
@@ -532,12 +561,14 @@ static void watch_json(const struct sample *cur, const struct sample *prev, doub
 		       reset ? 0.0 : (double)(v[k] - pv[k]) / dt);
 	printf("}");
 	if (cur->h.names) {
+		char key[HITS_KEY_MAX];
+
 		printf(",\"per_header_rates\":{");
 		for (__u32 i = 0; i < cur->h.n; i++) {
-			long long before = reset ? -1 : hits_before(&prev->h, i, cur->h.names[i]);
+			long long before = reset ? -1 : hits_before(&prev->h, &cur->h, i);
 
 			printf("%s", i ? "," : "");
-			json_str(cur->h.names[i]);
+			json_str(hits_key(&cur->h, i, key, sizeof(key)));
 			printf(":%.3f", before < 0 ? 0.0 : (double)(cur->h.hits[i] - before) / dt);
 		}
 		printf("}");
@@ -568,17 +599,18 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 		return;
 	printf("  %-38s %14s\n", "per header (names with hits)", "per second");
 	for (__u32 i = 0; i < cur->h.n; i++) {
-		long long before = reset ? -1 : hits_before(&prev->h, i, cur->h.names[i]);
+		long long before = reset ? -1 : hits_before(&prev->h, &cur->h, i);
+		char key[HITS_KEY_MAX];
+		const char *name = hits_key(&cur->h, i, key, sizeof(key));
 
 		if (!cur->h.hits[i]) {
 			quiet++;
 			continue;
 		}
 		if (before < 0)
-			printf("  %-38s %14s\n", cur->h.names[i], "-");
+			printf("  %-38s %14s\n", name, "-");
 		else
-			printf("  %-38s %14.1f\n", cur->h.names[i],
-			       (double)(cur->h.hits[i] - before) / dt);
+			printf("  %-38s %14.1f\n", name, (double)(cur->h.hits[i] - before) / dt);
 	}
 	if (quiet)
 		printf("  (%u names without hits)\n", quiet);

@@ -20,13 +20,19 @@
 #include "loader.h"
 #include "vlog.h"
 
-/* The skeleton's maps a device's hooks share, in struct dev_maps' order. */
-#define N_SKEL_MAPS 6
+/* The skeleton's maps a device's hooks share, in struct dev_maps' order
+ * (no socks: proxy mode's). */
+#define N_SKEL_MAPS 8
 static void skel_maps(struct hdrstrip *skel, struct bpf_map **maps)
 {
-	struct bpf_map *all[N_SKEL_MAPS] = { skel->maps.trie,	  skel->maps.config,
-					     skel->maps.counters, skel->maps.header_hits,
-					     skel->maps.events,	  skel->maps.event_bucket };
+	struct bpf_map *all[N_SKEL_MAPS] = { skel->maps.trie,
+					     skel->maps.config,
+					     skel->maps.counters,
+					     skel->maps.header_hits,
+					     skel->maps.events,
+					     skel->maps.event_bucket,
+					     NULL,
+					     skel->maps.methods };
 
 	memcpy(maps, all, sizeof(all));
 }

@@ -55,9 +55,10 @@ int cgroup_resolve_id(__u64 id, struct dev *d);
 void dev_by_name(const char *name, struct dev *d);
 
 /* Map fds of one device's state; -1 when not open. socks: proxy mode's
- * sockhash (-1 for an interface). */
+ * sockhash (-1 for an interface); methods: an interface's request streams'
+ * HEAD history (-1 in proxy mode). */
 struct dev_maps {
-	int trie, config, counters, header_hits, events, event_bucket, socks;
+	int trie, config, counters, header_hits, events, event_bucket, socks, methods;
 };
 
 void dev_maps_init(struct dev_maps *m);

@@ -13,14 +13,28 @@
 /* X(name, help): the help is one sentence, as Prometheus' # HELP shows it. */
 #define HS_COUNTERS(X)                                                                             \
 	X(packets, "Packets hdrstrip's programs ran on, all hooks of the device together.")        \
-	X(inspected, "TCP segments with payload to an inspected destination port.")                \
+	X(inspected,                                                                               \
+	  "TCP segments with payload to an inspected destination port (requests) or, with "        \
+	  "response rules, from an inspected source port (responses).")                            \
 	X(http_requests, "HTTP/1.x request lines recognised.")                                     \
-	X(headers_seen, "Header field lines examined.")                                            \
-	X(headers_matched, "Header field lines whose name is in the list.")                        \
-	X(headers_masked, "Header field lines rewritten in place.")                                \
+	X(headers_seen, "Request header field lines examined.")                                    \
+	X(headers_matched, "Request header field lines whose name a request rule lists.")          \
+	X(headers_masked, "Request header field lines rewritten in place.")                        \
 	X(headers_observed,                                                                        \
-	  "Header field lines that matched and were kept: observe rules, or every rule in "        \
-	  "observe mode.")                                                                         \
+	  "Request header field lines that matched and were kept: observe rules, or every "        \
+	  "rule in observe mode.")                                                                 \
+	/* Responses (rules for the response direction). */                                        \
+	X(http_responses, "HTTP/1.x status lines recognised.")                                     \
+	X(response_headers_seen, "Response header field lines examined.")                          \
+	X(response_headers_matched,                                                                \
+	  "Response header field lines whose name a response rule lists.")                         \
+	X(response_headers_masked, "Response header field lines rewritten in place.")              \
+	X(response_headers_observed,                                                               \
+	  "Response header field lines that matched and were kept (observe).")                     \
+	X(responses_dropped, "Packets dropped because a drop rule matched a response field.")      \
+	X(responses_unframed,                                                                      \
+	  "Responses whose body length depends on a request method not known here (no hook "       \
+	  "saw the request): the rest of the connection checked line by line.")                    \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
 	X(retransmits_dropped,                                                                     \

@@ -83,7 +83,9 @@ struct hs_flow {
 	__u32 syn_isn; /* HS_FL_SYN_PENDING: that SYN's sequence number */
 	__u8 ck_next; /* next checkpoint slot to fill */
 	__u8 fl; /* HS_FL_* */
-	__u8 reserved[2];
+	/* A request stream: cur.nmsg when its HEAD history was last written
+	 * for its responses (the caller's, hs_peer in maps.h). */
+	__u16 pub_n;
 	/* HS_FL_RULE_DROP: where that segment started, its length and the
 	 * rules it matched (a digest, in order). A segment that starts there
 	 * too, has that length and matches those rules again is its
@@ -98,8 +100,8 @@ struct hs_flow {
 };
 
 _Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key layout");
-_Static_assert(sizeof(struct hs_ckpt) == 48, "hs_ckpt layout");
-_Static_assert(sizeof(struct hs_flow) == 24 + 40 + HS_FLOW_CKPTS * 48, "hs_flow layout");
+_Static_assert(sizeof(struct hs_ckpt) == 56, "hs_ckpt layout");
+_Static_assert(sizeof(struct hs_flow) == 24 + 48 + HS_FLOW_CKPTS * 56, "hs_flow layout");
 _Static_assert((HS_FLOW_CKPTS & (HS_FLOW_CKPTS - 1)) == 0, "checkpoints: a power of two");
 
 /* What a segment gets (hs_seg_begin(), hs_seg_next()). */
@@ -165,7 +167,8 @@ struct hs_segwork {
 	 * lookup found one neither listening nor in TIME_WAIT), so it will
 	 * answer the SYN with a challenge ACK and go on with that connection. */
 	__u8 conn_open;
-	__u8 reserved[3];
+	__u8 dir; /* set by the caller: HS_DIR_RESPONSE for a stream of responses */
+	__u8 reserved[2];
 	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
 	 * which the piece's end state held, when has_steady. */
 	__u32 steady_seq;
@@ -185,19 +188,20 @@ HS_INLINE int hs_stream_eq(const struct hs_stream *a, const struct hs_stream *b)
 {
 	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
 
-	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4];
+	return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] &&
+	       x[5] == y[5];
 }
 
-/* A flow that starts at @seq, with state @st. */
-HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
+/* A flow of direction @dir that starts at @seq: from a message's start,
+ * or (@untracked) line by line. */
+HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked, __u32 dir)
 {
 	__builtin_memset(f, 0, sizeof(*f));
 	f->next_seq = seq;
+	hs_stream_init_dir(&f->cur, dir);
 	if (untracked) {
 		hs_stream_untrack(&f->cur);
 		f->fl = HS_FL_NO_START;
-	} else {
-		hs_stream_init(&f->cur);
 	}
 }
 
@@ -208,6 +212,7 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked)
  */
 HS_INLINE int hs_seg_untracked(struct hs_segwork *w)
 {
+	w->from.conn = w->dir ? HS_CN_RESPONSE : 0;
 	hs_stream_untrack(&w->from);
 	w->pos = w->seq;
 	w->off = 0;
@@ -422,10 +427,13 @@ HS_INLINE int hs_seg_rest_is_body(struct hs_stream *st, __u32 rest)
 	return 1;
 }
 
-/* A segment: @seq as in its TCP header, @len payload bytes of which the
- * scanner reaches @win, TCP @flags. */
-HS_INLINE void hs_seg_init(struct hs_segwork *w, __u32 seq, __u32 len, __u32 win, __u8 flags)
+/* A segment of a stream of direction @dir (HS_DIR_*): @seq as in its TCP
+ * header, @len payload bytes of which the scanner reaches @win, TCP
+ * @flags. */
+HS_INLINE void hs_seg_init(struct hs_segwork *w, __u32 seq, __u32 len, __u32 win, __u8 flags,
+			   __u8 dir)
 {
+	w->dir = dir;
 	w->hdr_seq = seq;
 	w->len = len;
 	w->win = win < len ? win : len;
@@ -485,7 +493,7 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 			return HS_SEG_PASS;
 		}
 		if (!f) {
-			hs_flow_init(&w->fresh, seq + 1, 0);
+			hs_flow_init(&w->fresh, seq + 1, 0, w->dir);
 			w->ev |= HS_EV_FLOW_NEW;
 			return HS_SEG_CREATE;
 		}
@@ -524,13 +532,13 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 			w->why = HS_WHY_UNTRACKED;
 			return HS_SEG_DROP;
 		}
-		hs_flow_init(&w->fresh, seq, 1);
+		hs_flow_init(&w->fresh, seq, 1, w->dir);
 		return HS_SEG_CREATE;
 	} else if ((f->fl & HS_FL_SYN_PENDING) && seq == f->syn_isn + 1) {
 		/* Data where the SYN seen inside the connection would start
 		 * one: a new connection, or the old one's bytes placed there.
 		 * Checking every line without framing is right for both. */
-		hs_flow_init(f, seq, 1);
+		hs_flow_init(f, seq, 1, hs_stream_dir(&f->cur));
 		w->ev |= HS_EV_UNTRACKED;
 	}
 	if (!len)
@@ -582,7 +590,7 @@ HS_INLINE int hs_seg_policy_pass(struct hs_segwork *w, struct hs_flow *f)
 	if (w->why == HS_WHY_OUT_OF_ORDER && !w->nosave)
 		return hs_seg_untracked(w);
 	if (f && !hs_seq_lt(f->next_seq, w->seq) && hs_seq_lt(f->next_seq, w->seq + w->len))
-		hs_flow_init(f, w->seq + w->len, 1);
+		hs_flow_init(f, w->seq + w->len, 1, hs_stream_dir(&f->cur));
 	return HS_SEG_PASS;
 }
 

@@ -21,6 +21,14 @@
 #define HS_MAP_EVENTS "events" /* match events' ring buffer (events.h) */
 #define HS_MAP_EVENT_BUCKET "event_bucket" /* and each CPU's token bucket */
 #define HS_MAP_SOCKS "socks" /* proxy mode: the connections being filtered */
+/* Each request stream's HEAD history, for the hook that sees its responses
+ * (a response to HEAD has no body): keyed by the request direction's
+ * 4-tuple (struct hs_flow_key, flow.h). */
+#define HS_MAP_METHODS "methods"
+/* Its capacity: as many request streams as a hook's default flow table
+ * holds; the least recently used entry makes room (its responses are then
+ * checked line by line). */
+#define HS_METHODS_ENTRIES 32768
 
 /* Two trie slots: the loader writes the idle one, then flips config. */
 #define HS_TRIE_SLOTS 2
@@ -107,5 +115,15 @@ struct hs_config {
 
 _Static_assert(__builtin_offsetof(struct hs_config, ports) == 320, "hs_config layout");
 _Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 16, "hs_config size");
+
+/* A methods map entry: the request stream's hs_stream.nmsg and .heads
+ * after the last segment passed in order (scan.h). */
+struct hs_peer {
+	__u64 heads;
+	__u16 n;
+	__u16 reserved[3];
+};
+
+_Static_assert(sizeof(struct hs_peer) == 16, "hs_peer layout");
 
 #endif /* HDRSTRIP_MAPS_H */

@@ -71,6 +71,8 @@ enum hs_phase {
 	HS_PH_REQ_WS2,
 	HS_PH_REQ_VERSION, /* "HTTP/" then the version bytes */
 	HS_PH_REQ_TRAIL, /* blanks after the version */
+	HS_PH_RESP_STATUS, /* a status line's code (and the blanks before it) */
+	HS_PH_RESP_REASON, /* the rest of a status line */
 	HS_PH_REQ_REST, /* the rest of a first line that is no request line */
 	HS_PH_LINE_START, /* first byte of a field line */
 	HS_PH_LEAD, /* blanks before a name */
@@ -107,6 +109,7 @@ enum hs_phase {
 #define HS_SF_PREMASKED 0x400 /* the line was rewritten in an earlier buffer */
 #define HS_SF_CHUNK_CR 0x800 /* CHUNK_END: the CR was seen */
 #define HS_SF_RM_CR 0x1000 /* REMOVE: a removed line ended in CR; an LF next is its */
+#define HS_SF_HEAD 0x2000 /* request line: the method so far is a prefix of HEAD */
 
 /* hs_stream.req: the current request */
 #define HS_RQ_CONNECT_CAND 0x01 /* the method so far is a prefix of CONNECT */
@@ -122,6 +125,23 @@ enum hs_phase {
 #define HS_CN_SEEN_REQUEST 0x01 /* a request has started on this stream */
 #define HS_CN_UNTRACKED 0x02 /* line by line, no framing (see above) */
 #define HS_CN_BAD_FRAMING 0x04 /* the current request's framing is ambiguous */
+#define HS_CN_RESPONSE 0x08 /* a stream of responses (see below) */
+
+/*
+ * Responses: the same field lines, read the same way, after a status line
+ * ("HTTP/" version, a three-digit code, any reason) read as liberally as
+ * the request line; framing by RFC 9112 section 6.3. 1xx interim
+ * responses (but 101) are followed by another response; 204 and 304, and
+ * responses to HEAD, have no body; then Transfer-Encoding (chunked, with
+ * trailers, else read until close), Content-Length, or read until close.
+ * Whether a response answers HEAD is known only from the request stream of
+ * the same connection: hs_stream.nmsg and .heads there, which the caller
+ * passes in (hs_scan.peer_*). A final response whose request is not known
+ * so (no request side seen, or more than HS_HEADS_WINDOW requests ahead)
+ * and whose body depends on it is followed line by line: every line of
+ * the rest of the connection is checked (hs_scan.unframed).
+ */
+#define HS_HEADS_WINDOW 64
 
 /* hs_scan_step() results */
 enum hs_step {
@@ -172,11 +192,16 @@ struct hs_stream {
 	__u8 vstate; /* value and chunk-size parsers' sub-state */
 	__u8 fcand; /* HS_FR_*: framing field names the name may still be */
 	__u16 name_col; /* column of the name's first byte */
-	/* Zero: flows compare states whole (flow.h). */
-	__u8 reserved[4];
+	__u16 status; /* a response's status code */
+	/* Requests begun (a request stream), or final responses done (a
+	 * response stream), modulo 2^16: the index of the current message. */
+	__u16 nmsg;
+	/* A request stream: bit n % HS_HEADS_WINDOW is set when request n
+	 * (of the last HS_HEADS_WINDOW) was a HEAD. */
+	__u64 heads;
 };
 
-_Static_assert(sizeof(struct hs_stream) == 40, "hs_stream layout");
+_Static_assert(sizeof(struct hs_stream) == 48, "hs_stream layout");
 
 /* One buffer's scan. */
 struct hs_scan {
@@ -226,7 +251,15 @@ struct hs_scan {
 	__u16 name_off;
 	__u16 name_len;
 	__u16 observed; /* lines that matched and were kept (observe) */
-	__u8 reserved4[2];
+	/* Final responses whose framing needed their request's method, which
+	 * was not known: the connection is checked line by line from there. */
+	__u16 unframed;
+	/* A response stream: the request stream's nmsg and heads, when
+	 * peer_known (set by the caller after hs_scan_begin()). */
+	__u64 peer_heads;
+	__u16 peer_n;
+	__u8 peer_known;
+	__u8 reserved5[5];
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -250,7 +283,7 @@ struct hs_scan {
  */
 #define HS_OPT_OBSERVE 0x8
 
-_Static_assert(sizeof(struct hs_scan) == 160, "hs_scan layout");
+_Static_assert(sizeof(struct hs_scan) == 192, "hs_scan layout");
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a
@@ -288,12 +321,29 @@ HS_INLINE void hs_stream_init(struct hs_stream *st)
 	st->phase = HS_PH_REQ_LEAD;
 }
 
-/* Untracked mode from the next line on: no framing, every line checked. */
-HS_INLINE void hs_stream_untrack(struct hs_stream *st)
+/* The state of a response stream before its first byte. */
+HS_INLINE void hs_stream_init_dir(struct hs_stream *st, __u32 dir)
 {
 	hs_stream_init(st);
-	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED;
+	if (dir)
+		st->conn = HS_CN_RESPONSE;
+}
+
+/* Untracked mode from the next line on: no framing, every line checked.
+ * A response stream stays one. */
+HS_INLINE void hs_stream_untrack(struct hs_stream *st)
+{
+	__u8 resp = st->conn & HS_CN_RESPONSE;
+
+	hs_stream_init(st);
+	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED | resp;
 	st->phase = HS_PH_LINE_START;
+}
+
+/* The direction of the stream @st scans: HS_DIR_REQUEST or HS_DIR_RESPONSE. */
+HS_INLINE __u32 hs_stream_dir(const struct hs_stream *st)
+{
+	return (st->conn & HS_CN_RESPONSE) ? HS_DIR_RESPONSE : HS_DIR_REQUEST;
 }
 
 /*
@@ -445,8 +495,10 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 	/* Only a name that a rule that masks or drops may still match. */
 	if (!(s->st.flags & HS_SF_PREMASKED) &&
 	    ((s->opts & HS_OPT_OBSERVE) ||
-	     ((s->st.flags & HS_SF_IN_JUNK) ? !hs_rule_enforced(t, hs_trie_result(t, s->st.saved))
-					    : !hs_trie_may_enforce(t, s->st.tstate))))
+	     ((s->st.flags & HS_SF_IN_JUNK)
+		      ? !hs_rule_enforced(t, hs_dir_rule(t, hs_trie_result(t, s->st.saved),
+							 hs_stream_dir(&s->st)))
+		      : !hs_trie_may_enforce(t, s->st.tstate, hs_stream_dir(&s->st)))))
 		return HS_STEP_DONE;
 	s->resume = pos;
 	s->st.phase = HS_PH_PREMASK;

@@ -48,7 +48,9 @@ HS_INLINE int hs_conflict(struct hs_scan *s)
 /* A request (with its body) is over: the next one starts here. */
 HS_INLINE void hs_stream_request_done(struct hs_stream *st)
 {
-	int tunnel = st->req & (HS_RQ_CONNECT | HS_RQ_UPGRADE);
+	/* A response switches protocols by its status (101), not by an
+	 * Upgrade field (hs_response_done()). */
+	int tunnel = !(st->conn & HS_CN_RESPONSE) && (st->req & (HS_RQ_CONNECT | HS_RQ_UPGRADE));
 
 	st->req = 0;
 	st->cl = 0;
@@ -91,6 +93,44 @@ HS_INLINE void hs_ambiguous_end(struct hs_scan *s)
 		s->st.conn |= HS_CN_BAD_FRAMING;
 }
 
+/* Line by line from here to the connection's end (no framing): a
+ * response switched protocols, or is read until the connection closes, or
+ * its framing depends on a request not known. */
+HS_INLINE int hs_lines_to_close(struct hs_scan *s)
+{
+	hs_stream_untrack(&s->st);
+	s->st.flags = HS_SF_PREV_LF;
+	return HS_STEP_MORE;
+}
+
+/*
+ * A response's header block ended (not its trailers): is there a body, and
+ * how long? 1 when it has none (the next response starts here), 0 when
+ * hs_block_done() is to read its framing fields, 2 when the connection is
+ * followed line by line from here (hs_lines_to_close() done).
+ */
+HS_INLINE int hs_response_head_done(struct hs_scan *s)
+{
+	__u16 st = s->st.status, k = s->st.nmsg, ahead = (__u16)(s->peer_n - k);
+
+	if (st >= 100 && st < 200 && st != 101)
+		return 1; /* interim: the final response follows */
+	if (st == 101) {
+		hs_lines_to_close(s);
+		return 2;
+	}
+	s->st.nmsg++;
+	if (st == 204 || st == 304)
+		return 1;
+	if (!s->peer_known || !ahead || ahead > HS_HEADS_WINDOW) {
+		/* Whether it answers a HEAD (no body) is not known. */
+		s->unframed++;
+		hs_lines_to_close(s);
+		return 2;
+	}
+	return (s->peer_heads >> (k & (HS_HEADS_WINDOW - 1))) & 1;
+}
+
 /* The header (or trailer) block ended at an empty line. */
 HS_INLINE int hs_block_done(struct hs_scan *s)
 {
@@ -101,6 +141,20 @@ HS_INLINE int hs_block_done(struct hs_scan *s)
 	if (rq & HS_RQ_TRAILERS) {
 		hs_request_done(s);
 		return HS_STEP_MORE;
+	}
+	if (s->st.conn & HS_CN_RESPONSE) {
+		int r = hs_response_head_done(s);
+
+		if (r == 2)
+			return HS_STEP_MORE;
+		if (r) {
+			hs_request_done(s);
+			return HS_STEP_MORE;
+		}
+		if ((rq & HS_RQ_TE) && !(rq & HS_RQ_CL) && !(rq & HS_RQ_CHUNKED))
+			return hs_lines_to_close(s); /* read until close */
+		if (!(rq & (HS_RQ_TE | HS_RQ_CL)))
+			return hs_lines_to_close(s); /* read until close */
 	}
 	if ((rq & HS_RQ_TE) && ((rq & HS_RQ_CL) || !(rq & HS_RQ_CHUNKED)))
 		return hs_conflict(s);

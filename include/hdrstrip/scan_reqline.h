@@ -16,6 +16,92 @@
 #error "include <hdrstrip/scan.h>, which includes scan_reqline.h in its place"
 #endif
 
+/*
+ * A status line, where a response should start, one byte (@b at @pos; @w:
+ * the eight bytes from there, or 0 when the buffer holds fewer): "HTTP/"
+ * and the version's bytes, blanks, three digits, then anything up to the
+ * line end (what Python's http.client, node and curl accept, and more:
+ * blanks and empty lines before it). Returns 0 for anything else: no
+ * response, and the connection is checked line by line from there
+ * (hs_step_request's not_http). In BPF a function of its own
+ * (HS_SUBPROG): responses only, out of the scan loop's way.
+ */
+HS_SUBPROG int hs_step_status(struct hs_scan *s, __u32 b, __u64 w, __u32 pos)
+{
+	int blank, eol;
+	__u32 i;
+
+	if (!s)
+		return 0;
+	b &= 0xff;
+	blank = hs_is_blank((__u8)b);
+	eol = hs_is_eol((__u8)b);
+	i = hs_col(s, pos);
+
+	switch (s->st.phase) {
+	case HS_PH_REQ_LEAD:
+		if (blank || eol)
+			break;
+		s->line_start = hs_off(pos);
+		if (b != 'H')
+			return 0;
+		s->st.phase = HS_PH_REQ_VERSION;
+		s->st.req = 0;
+		s->st.status = 0;
+		s->mask_start = hs_off(pos);
+		/* "HTTP/1.1" or "HTTP/1.0" in one step. */
+		if ((w | (1ULL << 56)) == 0x312e312f50545448ULL) {
+			s->pos = hs_off(pos + 8);
+			return 1;
+		}
+		break;
+	case HS_PH_REQ_VERSION:
+		if (i < 5) {
+			/* "HTTP/": the 'H' started the word. */
+			__u32 want = i == 4 ? '/' : i == 3 ? 'P' : 'T';
+
+			if (b != want)
+				return 0;
+			break;
+		}
+		if (eol)
+			return 0;
+		if (blank) {
+			s->st.phase = HS_PH_RESP_STATUS;
+			s->st.vstate = 0;
+		}
+		break;
+	case HS_PH_RESP_STATUS:
+		/* vstate: digits so far. */
+		if (b >= '0' && b <= '9' && s->st.vstate < 3) {
+			s->st.status = s->st.status * 10 + (b - '0');
+			s->st.vstate++;
+			break;
+		}
+		if (blank && !s->st.vstate)
+			break; /* blanks before the code */
+		if (s->st.vstate != 3 || !(blank || eol))
+			return 0;
+		s->st.vstate = 0;
+		if (eol)
+			goto done;
+		s->st.phase = HS_PH_RESP_REASON;
+		break;
+	default: /* HS_PH_RESP_REASON */
+		if (eol)
+			goto done;
+		break;
+	}
+	s->pos = hs_off(pos + 1);
+	return 1;
+done:
+	s->requests++;
+	s->st.conn |= HS_CN_SEEN_REQUEST;
+	s->st.flags = 0;
+	hs_end_line(s, b, pos);
+	return 1;
+}
+
 /* Request line, one byte (@p, @data_end: where it is, for a word). */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b, __u32 pos)
 {
@@ -23,11 +109,19 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 	__u32 i = hs_col(s, pos);
 	__u8 conn = s->st.conn;
 
+	if ((conn & HS_CN_RESPONSE) && s->st.phase != HS_PH_REQ_REST) {
+		__u64 w = pos + 8 <= s->end && p + 8 <= data_end ? hs_load64(p) : 0;
+
+		if (hs_step_status(s, b, w, pos))
+			return HS_STEP_MORE;
+		goto not_http;
+	}
 	switch (s->st.phase) {
 	case HS_PH_REQ_LEAD:
 		if (blank || eol)
 			break;
 		s->line_start = hs_off(pos);
+		s->st.flags &= ~HS_SF_HEAD;
 		if (b == 0x16 && !(s->st.conn & HS_CN_SEEN_REQUEST)) {
 			/* A TLS record (handshake): certainly no HTTP/1.x, which
 			 * no server reads on (it is no token byte). */
@@ -53,6 +147,9 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		}
 		s->st.phase = HS_PH_REQ_METHOD;
 		s->st.req = b == 'C' ? HS_RQ_CONNECT_CAND : 0;
+		/* A HEAD's response has no body: in any case, as a client
+		 * might take it (see hs_block_done). */
+		s->st.flags = (b | 0x20) == 'h' ? HS_SF_HEAD : 0;
 		s->mask_start = hs_off(pos);
 		break;
 	case HS_PH_REQ_METHOD:
@@ -60,11 +157,16 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 			if ((s->st.req & HS_RQ_CONNECT_CAND) && i == 7)
 				s->st.req |= HS_RQ_CONNECT;
 			s->st.req &= ~HS_RQ_CONNECT_CAND;
+			if (i != 4)
+				s->st.flags &= ~HS_SF_HEAD;
 			s->st.phase = HS_PH_REQ_WS1;
 			break;
 		}
 		if (!hs_is_tchar_byte(b) || i >= HS_MAX_METHOD_LEN)
 			goto not_http;
+		/* "EAD" (after the 'H') */
+		if (i >= 4 || (b | 0x20) != (__u8)(0x646165ULL >> (8 * (i - 1))))
+			s->st.flags &= ~HS_SF_HEAD;
 		/* "ONNECT" (after the 'C'), little-endian */
 		if (i >= 7 || b != (__u8)(0x5443454e4e4fULL >> (8 * (i - 1))))
 			s->st.req &= ~HS_RQ_CONNECT_CAND;
@@ -132,6 +234,12 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 done:
 	s->requests++;
 	s->st.conn |= HS_CN_SEEN_REQUEST;
+	{
+		__u64 bit = 1ULL << (s->st.nmsg & (HS_HEADS_WINDOW - 1));
+
+		s->st.heads = (s->st.flags & HS_SF_HEAD) ? s->st.heads | bit : s->st.heads & ~bit;
+		s->st.nmsg++;
+	}
 	s->st.flags = 0;
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;
@@ -142,10 +250,12 @@ not_http:
 	 * Check every line from here line by line, trusting no framing. */
 	s->desync++;
 	hs_stream_untrack(&s->st);
-	if (!(conn & HS_CN_SEEN_REQUEST)) {
+	if (!(conn & (HS_CN_SEEN_REQUEST | HS_CN_RESPONSE))) {
 		/* A connection's first line is no field to any server (each
 		 * reads a request line there, or refuses it): the lines after
-		 * it are checked, wherever the buffers are cut. */
+		 * it are checked, wherever the buffers are cut. (A client may
+		 * read a first line that is no status line as the start of an
+		 * HTTP/0.9 body, which it shows: checked too.) */
 		s->st.phase = HS_PH_REQ_REST;
 		return HS_STEP_MORE;
 	}

@@ -36,14 +36,72 @@
 #include "names.h"
 
 #define HS_TRIE_MAGIC 0x52545348u /* "HSTR" */
-#define HS_TRIE_VERSION 4
+#define HS_TRIE_VERSION 5
 
 /* Header flags. */
 #define HS_TRIE_F_FOLD_UNDERSCORE 0x1 /* '_' matches '-' */
 #define HS_TRIE_F_PREFIX_RULES 0x2 /* some rule is a prefix rule */
+#define HS_TRIE_F_RESPONSE_RULES 0x4 /* some rule applies to responses */
 
 /* Rule flags. */
 #define HS_RULE_F_PREFIX 0x1 /* name ended in '*' */
+#define HS_RULE_F_REQUEST 0x2 /* applies to requests */
+#define HS_RULE_F_RESPONSE 0x4 /* applies to responses */
+/* A name the trie resolves to this rule is masked or dropped in direction
+ * @d (HS_DIR_*; by the rule its dir_rule[d] names). */
+#define HS_RULE_F_ENFORCE(d) (0x8u << (d))
+#define HS_RULE_F_ENFORCE_REQUEST 0x8
+#define HS_RULE_F_ENFORCE_RESPONSE 0x10
+
+/*
+ * Directions of a message: an index of hs_rule.dir_rule[]. A list line may
+ * name the directions its rule applies to after its action (request,
+ * response or both; request when it names none).
+ */
+#define HS_DIR_REQUEST 0
+#define HS_DIR_RESPONSE 1
+
+/*
+ * X(ID, name): the directions a rule applies to, a set of bits
+ * 1 << HS_DIR_*; the name is the list file's word for it and what the CLI
+ * prints. Rule flags hold the set one bit up (HS_RULE_F_REQUEST,
+ * HS_RULE_F_RESPONSE). NONE is no rule's: a list line names one of the
+ * others.
+ */
+#define HS_DIR_SETS(X)                                                                             \
+	X(NONE, "none")                                                                            \
+	X(REQUEST, "request")                                                                      \
+	X(RESPONSE, "response")                                                                    \
+	X(BOTH, "both")
+
+enum hs_dir_set {
+#define HS_DIR_SET_ENUM(id, name) HS_DIRSET_##id,
+	HS_DIR_SETS(HS_DIR_SET_ENUM)
+#undef HS_DIR_SET_ENUM
+	HS_DIRSET_MAX
+};
+_Static_assert(HS_DIRSET_REQUEST == 1 << HS_DIR_REQUEST &&
+		       HS_DIRSET_RESPONSE == 1 << HS_DIR_RESPONSE &&
+		       HS_DIRSET_BOTH == (HS_DIRSET_REQUEST | HS_DIRSET_RESPONSE),
+	       "a direction set is a bit a direction");
+_Static_assert(HS_RULE_F_REQUEST == HS_DIRSET_REQUEST << 1 &&
+		       HS_RULE_F_RESPONSE == HS_DIRSET_RESPONSE << 1,
+	       "rule flags hold the direction set one bit up");
+
+#ifndef __bpf__
+HS_NAME_TABLE(hs_dir_set_names, HS_DIR_SETS, HS_DIRSET_MAX);
+
+static inline const char *hs_dir_set_name(unsigned int s)
+{
+	return hs_name_of(hs_dir_set_names, HS_DIRSET_MAX, s);
+}
+#endif
+
+/* The directions (enum hs_dir_set) of rule flags @flags. */
+HS_INLINE __u32 hs_rule_dirs(__u32 flags)
+{
+	return (flags / HS_RULE_F_REQUEST) & HS_DIRSET_BOTH;
+}
 
 /*
  * X(ID, name): what a rule does to a field line whose name matches. The name
@@ -83,6 +141,16 @@ struct hs_rule {
 	__u16 hit_slot; /* index into the header_hits map, stable across updates */
 	__u8 action; /* enum hs_action */
 	__u8 flags; /* HS_RULE_F_* */
+	/*
+	 * The trie resolves a name to one rule whatever the direction: the
+	 * most specific of all (an exact name, else the longest prefix rule).
+	 * dir_rule[d] is rule + 1 of the one that applies to the name in
+	 * direction d (0: none): this rule when it applies to d; else the
+	 * rule of the same name and kind for d, or the longest prefix rule
+	 * for d that covers the name. So a response-only exact rule under a
+	 * request prefix rule does not hide the prefix rule from requests.
+	 */
+	__u16 dir_rule[2];
 };
 
 struct hs_node {
@@ -139,14 +207,16 @@ struct hs_trie {
 	 * (its walk from the root dies at once), so no line it begins is a
 	 * listed field, whatever follows. */
 	__u64 fill[2];
-	/* Bit i: a rule that masks or drops may still match a name whose walk
-	 * is at node i (a rule ending at it or below, or a prefix rule of it).
-	 * A name cut at a buffer's end is rewritten ahead only then: one that
-	 * can only be observed is left as it is (scan.h). */
-	__u64 enforce[HS_ENFORCE_WORDS];
+	/* Bit i of enforce[d]: a rule that masks or drops in direction d
+	 * (HS_DIR_*) may still match a name whose walk is at node i (a rule
+	 * ending at it or below, or a prefix rule of it). A name cut at a
+	 * buffer's end is rewritten ahead only then: one that can only be
+	 * observed, or that only the other direction's rules list, is left as
+	 * it is (scan.h). */
+	__u64 enforce[2][HS_ENFORCE_WORDS];
 };
 
-_Static_assert(sizeof(struct hs_rule) == 4, "hs_rule layout");
+_Static_assert(sizeof(struct hs_rule) == 8, "hs_rule layout");
 _Static_assert(sizeof(struct hs_node) == 32, "hs_node layout");
 _Static_assert(__builtin_offsetof(struct hs_node, name_lens) == 8, "hs_node layout");
 _Static_assert(__builtin_offsetof(struct hs_node, first_child) == 16, "hs_node layout");
@@ -169,19 +239,27 @@ HS_INLINE int hs_rule_observes(const struct hs_trie *t, __u32 v)
 	return t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_OBSERVE;
 }
 
-/* May a rule that masks or drops still match a name whose walk is in
- * state @s? */
-HS_INLINE int hs_trie_may_enforce(const struct hs_trie *t, __u32 s)
+/* The list rule + 1 (0: none) that applies in direction @dir to a name the
+ * trie resolved to @v (rule + 1, or 0). */
+HS_INLINE __u32 hs_dir_rule(const struct hs_trie *t, __u32 v, __u32 dir)
+{
+	return v ? t->rules[(v - 1) & (HS_MAX_NAMES - 1)].dir_rule[dir & 1] : 0;
+}
+
+/* May a rule that masks or drops in direction @dir still match a name
+ * whose walk is in state @s? */
+HS_INLINE int hs_trie_may_enforce(const struct hs_trie *t, __u32 s, __u32 dir)
 {
 	__u32 idx = s & 0xffff;
 
+	dir &= 1;
 	if (s == HS_TRIE_DEAD)
 		return 0;
 	if (s & HS_TRIE_STICKY)
-		return !hs_rule_observes(t, idx + 1);
+		return (t->rules[idx & (HS_MAX_NAMES - 1)].flags & HS_RULE_F_ENFORCE(dir)) != 0;
 	if (idx >= HS_MAX_NODES)
 		return 0;
-	return (t->enforce[idx >> 6] >> (idx & 63)) & 1;
+	return (t->enforce[dir][idx >> 6] >> (idx & 63)) & 1;
 }
 
 /* True when no further byte can change the verdict of state @s. */

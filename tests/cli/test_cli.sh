@@ -230,8 +230,8 @@ list two.txt "x-a" "x-ab"
 run 0 "$HDRSTRIP" compile --headers "$TMP/two.txt" --dump
 # Two names, one the other's prefix: the compressed trie has one shape.
 same out "$(head -n 1 "$TMP/out")
-node 0: label \"x-a\" children \"b\" from node 1 ends x-a
-node 1: label \"\" ends x-ab"
+node 0: label \"x-a\" children \"b\" from node 1 ends x-a (request)
+node 1: label \"\" ends x-ab (request)"
 empty err
 
 t "compile from standard input"
@@ -239,7 +239,7 @@ run 0 "$HDRSTRIP" compile --headers - <"$TMP/two.txt"
 matches out "^-: 2 names, "
 list bad-space.txt "x-ok" "x bad"
 run 2 "$HDRSTRIP" compile --headers - <"$TMP/bad-space.txt"
-same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (a second word, if any, is the action: 'mask' or 'drop')"
+same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
 
 # The block written by -o is the BPF map value: sizeof(struct hs_trie)
 # bytes, starting with the magic and version.
@@ -297,11 +297,11 @@ purge=$(id_of "$INTERNAL" x-purge-token)
 [[ $auth == 3 ]] || fail "x-internal-auth is name $auth of the corpus, not 3"
 run 0 "$HDRSTRIP" check --headers "$INTERNAL" X-Internal-Auth accept x_internal_auth \
 	x-proxy-secret X-PURGE-TOKEN x-internal x-internal-auth-x
-same out "X-Internal-Auth: match (id $auth, mask)
+same out "X-Internal-Auth: match (id $auth, mask, request)
 accept: no match
-x_internal_auth: match (id $auth, mask, rule \"x-internal-auth\")
-x-proxy-secret: match (id $secret, drop)
-X-PURGE-TOKEN: match (id $purge, drop)
+x_internal_auth: match (id $auth, mask, request, rule \"x-internal-auth\")
+x-proxy-secret: match (id $secret, drop, request)
+X-PURGE-TOKEN: match (id $purge, drop, request)
 x-internal: no match
 x-internal-auth-x: no match"
 empty err
@@ -320,29 +320,50 @@ t "check: prefix rule and exact name"
 list prefix.txt "x-internal-* mask" "x-internal-auth drop"
 run 0 "$HDRSTRIP" check --headers "$TMP/prefix.txt" X-INTERNAL-foo x-internal- x-internal \
 	x-internal-auth X-Internal-Auth x-internal-auth2
-same out "X-INTERNAL-foo: match (id 1, mask, rule \"x-internal-*\")
-x-internal-: match (id 1, mask, rule \"x-internal-*\")
+same out "X-INTERNAL-foo: match (id 1, mask, request, rule \"x-internal-*\")
+x-internal-: match (id 1, mask, request, rule \"x-internal-*\")
 x-internal: no match
-x-internal-auth: match (id 2, drop)
-X-Internal-Auth: match (id 2, drop)
-x-internal-auth2: match (id 1, mask, rule \"x-internal-*\")"
+x-internal-auth: match (id 2, drop, request)
+X-Internal-Auth: match (id 2, drop, request)
+x-internal-auth2: match (id 1, mask, request, rule \"x-internal-*\")"
+
+t "check: directions"
+list dirs.txt "x-internal-*" "x-internal-id response" "x-debug mask request" \
+	"X_Debug DROP Response" "x-both-* observe both"
+run 0 "$HDRSTRIP" check --headers "$TMP/dirs.txt" x-internal-id x-internal-foo x-debug \
+	x-both-a X-INTERNAL-ID accept
+same out "x-internal-id: match (id 1, mask, request, rule \"x-internal-*\"), match (id 2, mask, response)
+x-internal-foo: match (id 1, mask, request, rule \"x-internal-*\")
+x-debug: match (id 3, mask, request), match (id 4, drop, response, rule \"X_Debug\")
+x-both-a: match (id 5, observe, both, rule \"x-both-*\")
+X-INTERNAL-ID: match (id 1, mask, request, rule \"x-internal-*\"), match (id 2, mask, response)
+accept: no match"
+empty err
+
+t "compile --dump: directions"
+list dirs2.txt "x-a* response" "x-abc request" "x-abc drop response"
+run 0 "$HDRSTRIP" compile --headers "$TMP/dirs2.txt" --dump
+same out "$(head -n 1 "$TMP/out")
+node 0: label \"x-a\" children \"b\" from node 1 ends x-a* (response)
+node 1: label \"c\" ends x-abc (request), x-abc (response) under x-a* (response)"
+empty err
 
 t "check --no-fold-underscore"
 list underscore.txt "x_a" "x-b"
 run 0 "$HDRSTRIP" check --headers "$TMP/underscore.txt" x-a x_a X_B
-same out "x-a: match (id 1, mask, rule \"x_a\")
-x_a: match (id 1, mask)
-X_B: match (id 2, mask, rule \"x-b\")"
+same out "x-a: match (id 1, mask, request, rule \"x_a\")
+x_a: match (id 1, mask, request)
+X_B: match (id 2, mask, request, rule \"x-b\")"
 run 0 "$HDRSTRIP" check --headers "$TMP/underscore.txt" --no-fold-underscore x-a x_a X_A X_B
 same out "x-a: no match
-x_a: match (id 1, mask)
-X_A: match (id 1, mask)
+x_a: match (id 1, mask, request)
+X_A: match (id 1, mask, request)
 X_B: no match"
 
 t "check: a name that is not a token warns"
 list odd.txt "x-a" "x[b]"
 run 0 "$HDRSTRIP" check --headers "$TMP/odd.txt" 'X[B]'
-same out "X[B]: match (id 2, mask)"
+same out "X[B]: match (id 2, mask, request)"
 same err "hdrstrip: warning: $TMP/odd.txt:2: header name \"x...\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
 
 # ---- bad input: exit 2, one exact line on stderr, nothing on stdout ----
@@ -360,13 +381,21 @@ bad() {
 
 t "bad: invalid character"
 list b1.txt "# list" "x bad"
-bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (a second word, if any, is the action: 'mask' or 'drop')"
+bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
 list b1b.txt "x:a"
 bad "$TMP/b1b.txt" "hdrstrip: $TMP/b1b.txt:1: invalid character ':' in header name \"x...\""
 
 t "bad: unknown action"
 list b2.txt "x-foo maks"
 bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')"
+
+t "bad: direction"
+list b2b.txt "x-foo mask respones"
+bad "$TMP/b2b.txt" "hdrstrip: $TMP/b2b.txt:1: unknown direction \"respones\" for header name \"x-foo\" (expected 'request', 'response' or 'both')"
+list b2c.txt "x-foo drop response extra"
+bad "$TMP/b2c.txt" "hdrstrip: $TMP/b2c.txt:1: unexpected word after the direction of header name \"x-foo\" (a line is NAME [ACTION] [DIRECTION])"
+list b2d.txt "x-foo both" "x-foo response"
+bad "$TMP/b2d.txt" "hdrstrip: $TMP/b2d.txt:2: duplicate header name \"x-foo\" for responses (first on line 1)"
 
 t "bad: duplicate"
 list b3.txt "x-foo" "x-bar" "x-foo drop"
@@ -384,7 +413,7 @@ list b5.txt "$long"
 bad "$TMP/b5.txt" "hdrstrip: $TMP/b5.txt:1: header name is 129 bytes long; the limit is 128"
 list ok5.txt "${long:0:128}"
 run 0 "$HDRSTRIP" check --headers "$TMP/ok5.txt" "${long:0:128}" "$long"
-same out "${long:0:128}: match (id 1, mask)
+same out "${long:0:128}: match (id 1, mask, request)
 $long: no match"
 
 t "bad: names of 65,536 + k bytes (a length narrowed to 16 bits once passed as k)"
@@ -477,7 +506,7 @@ done
 t "--flows: capped, with its cost per entry"
 for n in 15 16777216 1048577 "1e6" "-5"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --flows "$n"
-	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 936 bytes of kernel memory per hook)"
+	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 1072 bytes of kernel memory per hook)"
 done
 
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----

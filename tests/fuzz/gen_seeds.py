@@ -88,6 +88,12 @@ def hlist_seeds(corpus):
     out["bad-dup"] = b"\0x_a\nX-A\n"
     out["bad-char"] = b"\0x a b\nx\x01\n"
     out["bad-directive"] = b"\0@fold-underscore maybe\n"
+    out["directions"] = (b"\0x-internal-*\nx-internal-id response\nx-debug mask request\n"
+                         b"X_Debug DROP Response\nx-a* observe both\nx-abc* request\n"
+                         b"x-abcd response\n")
+    out["directions-twice"] = b"\2x-a* response\nx-a*\nx-a drop\nx-a observe response\nx-* both\n"
+    out["bad-direction"] = b"\0x-a\nx-b mask respones\nx-c drop both extra\n"
+    out["bad-dup-direction"] = b"\0x-a both\nx-a response\n"
     return out
 
 

@@ -2,10 +2,14 @@
 /*
  * The list fuzzer's oracle: any text goes to the header-list parser
  * (core/hlist.c); a list it accepts must be the list a naive reading of
- * the text finds, compile (core/compile.c) into a block hs_trie_validate
- * accepts, and give, by hs_trie_lookup and by stepping byte by byte, the
- * naive matcher's verdict (tests/fuzz/liberal.h) on every name of the list,
- * its prefixes, extensions and case and '_'/'-' variants.
+ * the text finds (names, actions, directions; no name of one kind twice
+ * for one direction), compile (core/compile.c) into a block
+ * hs_trie_validate accepts, and give, by hs_trie_lookup and by stepping
+ * byte by byte, then through each direction's dir_rule[], the naive
+ * matcher's verdict (tests/fuzz/liberal.h) on a list of that direction's
+ * rules only, on every name of the list, its prefixes, extensions and case
+ * and '_'/'-' variants; no state on the way to a name masked or dropped in
+ * some direction may say that no such rule can match.
  *
  * Input: byte 0 picks the caller's fold-underscore option (bits 0-1: 1 off,
  * 2 on, else as the list says); the rest is the list text.

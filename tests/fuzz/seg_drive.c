@@ -105,7 +105,7 @@ void sd_segment(struct sd_table *tab, const struct sd_cfg *cfg, const struct hs_
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	hs_seg_init(w, seq, len, win, flags);
+	hs_seg_init(w, seq, len, win, flags, HS_DIR_REQUEST);
 	if (!f && (flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		w->conn_open = (__u8)tab->conn_open;
 	r = hs_seg_begin(w, f, cfg->untracked);

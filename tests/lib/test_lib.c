@@ -240,6 +240,23 @@ static void test_lookup(void **state)
 	hs_free(m);
 }
 
+/* The lookup is a request's: rules for responses only match nothing, nor
+ * hide the request rule under them. */
+static void test_lookup_directions(void **state)
+{
+	hs_matcher *m = compile_str("x-internal-*\nx-internal-id response\nx-resp drop response\n"
+				    "x-debug drop response\nx-debug request\nx-both both\n");
+
+	(void)state;
+	assert_int_equal(hs_rule_count(m), 6);
+	assert_int_equal(look(m, "x-internal-id"), 1);
+	assert_int_equal(look(m, "x-internal-other"), 1);
+	assert_int_equal(look(m, "x-resp"), 0);
+	assert_int_equal(look(m, "x-debug"), 5);
+	assert_int_equal(look(m, "x-both"), 6);
+	hs_free(m);
+}
+
 /* ---- masking ---- */
 
 /* Mask @req in a heap buffer of its exact length; returns the status. */
@@ -855,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_compile_file),
 		cmocka_unit_test(test_compile_warning),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_lookup_directions),
 		cmocka_unit_test(test_mask_basic),
 		cmocka_unit_test(test_mask_statuses),
 		cmocka_unit_test(test_mask_limit),

@@ -100,6 +100,7 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 {
 	size_t off = 0, l3, l4, ext_len = 0, tcp_len, i;
 	__u16 proto = s->ipv6 ? 0x86dd : 0x0800;
+	const __u8 *src4 = ip4_src, *dst4 = ip4_dst, *src6 = ip6_src, *dst6 = ip6_dst;
 	__u32 sum;
 	int v;
 
@@ -123,6 +124,13 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 	l3 = off;
 
 	memset(lay, 0, sizeof(*lay));
+	/* The other direction of the same connection: addresses swapped. */
+	if (s->reply) {
+		src4 = ip4_dst;
+		dst4 = ip4_src;
+		src6 = ip6_dst;
+		dst6 = ip6_src;
+	}
 	if (!s->ipv6) {
 		size_t hlen = IP4_HLEN + s->ip_opts_len;
 
@@ -134,8 +142,8 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 		out[l3 + 8] = 64;
 		out[l3 + 9] = NH_TCP;
 		put16(out + l3 + 10, 0);
-		memcpy(out + l3 + 12, ip4_src, 4);
-		memcpy(out + l3 + 16, ip4_dst, 4);
+		memcpy(out + l3 + 12, src4, 4);
+		memcpy(out + l3 + 16, dst4, 4);
 		memcpy(out + l3 + 20, s->ip_opts, s->ip_opts_len);
 		put16(out + l3 + 10, pb_fold(pb_sum(out + l3, hlen, 0)));
 		lay->ip_check_off = l3 + 10;
@@ -148,8 +156,8 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 		put16(out + l3 + 4, (__u16)(ext_len + tcp_len));
 		out[l3 + 6] = s->n_ext ? s->ext[0].type : NH_TCP;
 		out[l3 + 7] = 64;
-		memcpy(out + l3 + 8, ip6_src, 16);
-		memcpy(out + l3 + 24, ip6_dst, 16);
+		memcpy(out + l3 + 8, src6, 16);
+		memcpy(out + l3 + 24, dst6, 16);
 		off = l3 + IP6_HLEN;
 		for (i = 0; i < (size_t)s->n_ext; i++) {
 			next = i + 1 < (size_t)s->n_ext ? s->ext[i + 1].type : NH_TCP;
@@ -178,8 +186,8 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 	if (!s->ipv6) {
 		__u8 ph[12];
 
-		memcpy(ph, ip4_src, 4);
-		memcpy(ph + 4, ip4_dst, 4);
+		memcpy(ph, src4, 4);
+		memcpy(ph + 4, dst4, 4);
 		ph[8] = 0;
 		ph[9] = NH_TCP;
 		put16(ph + 10, (__u16)tcp_len);
@@ -187,8 +195,8 @@ size_t pb_build(const struct pb_spec *s, const void *payload, size_t plen, __u8 
 	} else {
 		__u8 ph[40] = { 0 };
 
-		memcpy(ph, ip6_src, 16);
-		memcpy(ph + 16, ip6_dst, 16);
+		memcpy(ph, src6, 16);
+		memcpy(ph + 16, dst6, 16);
 		ph[34] = (__u8)(tcp_len >> 8);
 		ph[35] = (__u8)tcp_len;
 		ph[39] = NH_TCP;

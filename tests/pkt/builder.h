@@ -41,6 +41,9 @@ struct pb_spec {
 	int tcp_opts_len; /* a multiple of 4 */
 	/* Bytes after the IP datagram (Ethernet padding). */
 	int trailer;
+	/* The connection's other direction: source and destination addresses
+	 * swapped (set the ports too: sport 80, dport 40000). */
+	int reply;
 };
 
 /* Where the layers of a built packet start. */

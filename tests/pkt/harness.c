@@ -287,7 +287,7 @@ static void seed_flow(struct th *h, const __u8 *in, __u32 len)
 
 	if (seg_key(in, len, &k, &seq))
 		return;
-	hs_flow_init(&f, seq, 0);
+	hs_flow_init(&f, seq, 0, HS_DIR_REQUEST);
 	bpf_map_update_elem(h->flows_fd, &k, &f, BPF_ANY);
 }
 

@@ -56,6 +56,9 @@ int st_pipelined(struct th *h, const char *corpus, size_t mss, int conflict_pass
 int st_framing(struct th *h, struct st_stats *st);
 /* Retransmissions, out of order, gaps, SYN/FIN/RST. */
 int st_tcp(struct th *h);
+/* Responses (response.c): requests at one hook, responses at another, with
+ * a list that has response rules; @plays gets the connections played. */
+int st_responses(struct th *h, unsigned long *plays);
 /* A name split at every offset, matching or benign. */
 int st_split_names(struct th *h, struct st_stats *st);
 /* LRU eviction: the object reopened with a small flow table. */

@@ -345,6 +345,18 @@ static void test_normalize(void **state)
 	assert_int_equal(st_normalize(&pt.obj14), 0);
 }
 
+static void test_responses(void **state)
+{
+	unsigned long plays;
+	int bad;
+
+	(void)state;
+	bad = st_responses(&pt.obj14, &plays);
+	printf("responses, every pair of hooks, IPv4 and IPv6, every cut: %lu connections\n",
+	       plays);
+	assert_int_equal(bad, 0);
+}
+
 static void test_stream_split_names(void **state)
 {
 	struct st_stats st;
@@ -400,6 +412,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_stream_framing),
 		cmocka_unit_test(test_stream_tcp),
 		cmocka_unit_test(test_normalize),
+		cmocka_unit_test(test_responses),
 		cmocka_unit_test(test_stream_split_names),
 		cmocka_unit_test(test_stream_eviction),
 		cmocka_unit_test(test_stream_pipelined),

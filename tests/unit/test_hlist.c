@@ -67,6 +67,14 @@ static void expect_name(const struct hs_list *l, size_t i, const char *name, con
 	assert_int_equal(nm->line, line);
 }
 
+/* expect_name(), and the directions @dirs (enum hs_dir_set). */
+static void expect_rule(const struct hs_list *l, size_t i, const char *name, const char *orig,
+			int prefix, int action, int dirs, unsigned int line)
+{
+	expect_name(l, i, name, orig, prefix, action, line);
+	assert_int_equal(l->names[i].directions, dirs);
+}
+
 /* @n names "x-0", "x-1", ... after @head, one per line. */
 static char *numbered_names(const char *head, size_t n)
 {
@@ -148,6 +156,52 @@ static void test_prefix_rules_parse(void **state)
 	/* Only the last '*' makes a prefix rule; others are name bytes. */
 	expect_name(&l, 3, "*", "**", 1, HS_ACT_MASK, 4);
 	expect_name(&l, 4, "x*y", "x*y", 0, HS_ACT_MASK, 5);
+	hs_list_free(&l);
+}
+
+/* NAME [ACTION] [DIRECTION]: every form, words in any case. */
+static void test_directions_parse(void **state)
+{
+	const char *text = "x-plain\n"
+			   "x-resp response\n"
+			   "x-both drop both\n"
+			   "x-req  observe\trequest  # comment\n"
+			   "x-case MASK RESPONSE\n"
+			   "x-mixed Drop Both\n"
+			   "x-pfx-* Request\n"
+			   "x-only-dir BOTH\n";
+	struct hs_list l;
+
+	(void)state;
+	parse_ok(text, -1, &l);
+	assert_int_equal(l.n, 8);
+	expect_rule(&l, 0, "x-plain", "x-plain", 0, HS_ACT_MASK, HS_DIRSET_REQUEST, 1);
+	/* A direction without an action: the action is mask. */
+	expect_rule(&l, 1, "x-resp", "x-resp", 0, HS_ACT_MASK, HS_DIRSET_RESPONSE, 2);
+	expect_rule(&l, 2, "x-both", "x-both", 0, HS_ACT_DROP, HS_DIRSET_BOTH, 3);
+	expect_rule(&l, 3, "x-req", "x-req", 0, HS_ACT_OBSERVE, HS_DIRSET_REQUEST, 4);
+	expect_rule(&l, 4, "x-case", "x-case", 0, HS_ACT_MASK, HS_DIRSET_RESPONSE, 5);
+	expect_rule(&l, 5, "x-mixed", "x-mixed", 0, HS_ACT_DROP, HS_DIRSET_BOTH, 6);
+	expect_rule(&l, 6, "x-pfx-", "x-pfx-*", 1, HS_ACT_MASK, HS_DIRSET_REQUEST, 7);
+	expect_rule(&l, 7, "x-only-dir", "x-only-dir", 0, HS_ACT_MASK, HS_DIRSET_BOTH, 8);
+	hs_list_free(&l);
+}
+
+/* A name may come twice, of one kind, for directions that do not overlap. */
+static void test_directions_disjoint_duplicates(void **state)
+{
+	struct hs_list l;
+
+	(void)state;
+	parse_ok("x-debug mask request\nX_Debug drop response\nx-a* response\nx-a*\nx-a both\n", -1,
+		 &l);
+	assert_int_equal(l.n, 5);
+	expect_rule(&l, 0, "x-debug", "x-debug", 0, HS_ACT_MASK, HS_DIRSET_REQUEST, 1);
+	expect_rule(&l, 1, "x-debug", "X_Debug", 0, HS_ACT_DROP, HS_DIRSET_RESPONSE, 2);
+	expect_rule(&l, 2, "x-a", "x-a*", 1, HS_ACT_MASK, HS_DIRSET_RESPONSE, 3);
+	expect_rule(&l, 3, "x-a", "x-a*", 1, HS_ACT_MASK, HS_DIRSET_REQUEST, 4);
+	/* An exact name beside prefix rules of the same bytes: another kind. */
+	expect_rule(&l, 4, "x-a", "x-a", 0, HS_ACT_MASK, HS_DIRSET_BOTH, 5);
 	hs_list_free(&l);
 }
 
@@ -333,15 +387,16 @@ static void test_error_invalid_character(void **state)
 	(void)state;
 	expect_error(
 		"x-ok\nx bad\n",
-		"test.list:2: invalid character ' ' in header name \"x...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
 	/* A tab is named as a tab. */
 	expect_error(
 		"x\tbad\n",
-		"test.list:1: invalid character '\\x09' in header name \"x...\" (a second word, if any, is the action: 'mask' or 'drop')");
-	/* Three words: the action must be the last one. */
+		"test.list:1: invalid character '\\x09' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+	/* Three words: the third is a direction, and shown only when it is
+	 * a misspelt one (test_error_direction). */
 	expect_error(
 		"x-foo drop extra\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:1: unexpected word after the action of header name \"x-foo\" (expected a direction: 'request', 'response' or 'both')");
 	expect_error("x:y\n", "test.list:1: invalid character ':' in header name \"x...\"");
 	expect_error("x-foo:\n", "test.list:1: invalid character ':' in header name \"x-foo...\"");
 	expect_error("# c\nx\001y\n",
@@ -361,13 +416,13 @@ static void test_error_no_secrets(void **state)
 		     "test.list:1: invalid character ':' in header name \"root...\"");
 	expect_error(
 		"password hunter2\n",
-		"test.list:1: invalid character ' ' in header name \"password...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:1: invalid character ' ' in header name \"password...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"x-ok\nAPI_KEY=s3cr3t-value with-space\n",
-		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"-----BEGIN OPENSSH PRIVATE KEY-----\n",
-		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
 	/* 200 bytes of token: a key, not a name. */
 	expect_error(
 		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
@@ -435,7 +490,48 @@ static void test_error_unknown_action(void **state)
 	/* A word nowhere near an action: the name has a space in it. */
 	expect_error(
 		"x-foo dropped\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (a second word, if any, is the action: 'mask' or 'drop')");
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+}
+
+/* Direction words: misspelt ones are named, other words are not (they may
+ * be a secret's value), and words after the direction are refused. */
+static void test_error_direction(void **state)
+{
+	(void)state;
+	expect_error(
+		"x-foo respones\n",
+		"test.list:1: unknown direction \"respones\" for header name \"x-foo\" (expected 'request', 'response' or 'both')");
+	expect_error(
+		"x-a\nx-foo mask Reqest\n",
+		"test.list:2: unknown direction \"Reqest\" for header name \"x-foo\" (expected 'request', 'response' or 'both')");
+	expect_error(
+		"x-foo drop bth\n",
+		"test.list:1: unknown direction \"bth\" for header name \"x-foo\" (expected 'request', 'response' or 'both')");
+	/* A misspelt action before a direction is still the action's error. */
+	expect_error(
+		"x-foo maks response\n",
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+	/* An unknown third word, not shown. */
+	expect_error(
+		"x-foo mask s3cr3t\n",
+		"test.list:1: unexpected word after the action of header name \"x-foo\" (expected a direction: 'request', 'response' or 'both')");
+	expect_error(
+		"x-foo* observe responses-only\n",
+		"test.list:1: unexpected word after the action of header name \"x-foo*\" (expected a direction: 'request', 'response' or 'both')");
+	/* A fourth word, or anything after a direction. */
+	expect_error(
+		"x-foo mask response extra\n",
+		"test.list:1: unexpected word after the direction of header name \"x-foo\" (a line is NAME [ACTION] [DIRECTION])");
+	expect_error(
+		"x-foo both both\n",
+		"test.list:1: unexpected word after the direction of header name \"x-foo\" (a line is NAME [ACTION] [DIRECTION])");
+	expect_error(
+		"x-foo response drop\n",
+		"test.list:1: action \"drop\" after the direction of header name \"x-foo\" (a line is NAME [ACTION] [DIRECTION])");
+	/* A second word far from any word: the name has a space in it. */
+	expect_error(
+		"x-foo responsible\n",
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
 }
 
 static void test_error_duplicate(void **state)
@@ -465,6 +561,24 @@ static void test_error_duplicate(void **state)
 	expect_error("a\nb\nc\nb\na\n",
 		     "test.list:4: duplicate header name \"b\" (first on line 2)");
 	expect_error("b\na\na\nb\n", "test.list:3: duplicate header name \"a\" (first on line 2)");
+	/* Directions that overlap: the one they share is named. */
+	expect_error("x-foo request\nx-foo\n",
+		     "test.list:2: duplicate header name \"x-foo\" (first on line 1)");
+	expect_error(
+		"x-foo both\nx-foo drop response\n",
+		"test.list:2: duplicate header name \"x-foo\" for responses (first on line 1)");
+	expect_error(
+		"x-foo response\nx-foo drop both\n",
+		"test.list:2: duplicate header name \"x-foo\" for responses (first on line 1)");
+	expect_error("x-foo\nx-foo both\n",
+		     "test.list:2: duplicate header name \"x-foo\" for requests (first on line 1)");
+	expect_error(
+		"x-a* both\nX_A* Both\n",
+		"test.list:2: duplicate header name \"X_A*\" for requests and responses: same as \"x-a*\" on line 1 (names are case-insensitive and '_' matches '-')");
+	/* Disjoint twice, then a third that overlaps one of them. */
+	expect_error(
+		"x-foo request\nx-foo response\nx-foo response\n",
+		"test.list:3: duplicate header name \"x-foo\" for responses (first on line 2)");
 }
 
 static void test_error_empty_list(void **state)
@@ -547,7 +661,7 @@ static void test_load_file(void **state)
 	assert_int_equal(err.bad_input, 1);
 	snprintf(
 		msg, sizeof(msg),
-		"%s:2: invalid character ' ' in header name \"x...\" (a second word, if any, is the action: 'mask' or 'drop')",
+		"%s:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')",
 		path);
 	assert_string_equal(err.msg, msg);
 	close(fd);
@@ -590,6 +704,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_comments_blanks_actions),
 		cmocka_unit_test(test_prefix_rules_parse),
+		cmocka_unit_test(test_directions_parse),
+		cmocka_unit_test(test_directions_disjoint_duplicates),
 		cmocka_unit_test(test_fold_underscore_directive_and_option),
 		cmocka_unit_test(test_non_token_names_warn),
 		cmocka_unit_test(test_name_length_limit),
@@ -600,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_error_no_secrets),
 		cmocka_unit_test(test_load_symlink_loop_and_permission),
 		cmocka_unit_test(test_error_unknown_action),
+		cmocka_unit_test(test_error_direction),
 		cmocka_unit_test(test_error_duplicate),
 		cmocka_unit_test(test_error_empty_list),
 		cmocka_unit_test(test_error_star_alone),

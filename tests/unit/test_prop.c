@@ -2,7 +2,8 @@
 /*
  * Randomized property test: thousands of random header lists (small
  * alphabets, so names are often prefixes of each other; prefix rules, both
- * fold modes, random case, comments, actions) and random queries against
+ * fold modes, random case, comments, actions, directions, names twice for
+ * disjoint directions) and random queries against
  * each, every query checked by check_query() against the naive reference,
  * stepping split at every offset, and hs_trie_lookup(). The seed is printed;
  * HS_SEED=N repeats a run, and a failure names the set and its list.
@@ -114,15 +115,18 @@ static size_t gen_name(struct gen *g, char *buf, size_t max)
 	return len;
 }
 
-/* Is @name (folded) with @prefix already in the list? */
-static int taken(const struct gen *g, const char *name, const int *prefix, int want_prefix)
+/* Is @name (folded) with @prefix already in the list, for a direction of
+ * @want_dirs? */
+static int taken(const struct gen *g, const char *name, const int *prefix, int want_prefix,
+		 const int *dirs, int want_dirs)
 {
 	size_t len = strlen(name);
 
 	for (size_t i = 0; i < g->n; i++) {
 		size_t j;
 
-		if (prefix[i] != want_prefix || strlen(g->names[i]) != len)
+		if (prefix[i] != want_prefix || !(dirs[i] & want_dirs) ||
+		    strlen(g->names[i]) != len)
 			continue;
 		for (j = 0; j < len; j++)
 			if (ref_fold(g->names[i][j], g->fold) != ref_fold(name[j], g->fold))
@@ -139,10 +143,12 @@ static int taken(const struct gen *g, const char *name, const int *prefix, int w
  */
 static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 {
-	static int prefix[HS_MAX_NAMES];
+	static int prefix[HS_MAX_NAMES], dirs[HS_MAX_NAMES];
 	struct rng *r = &g->r;
 	size_t want = min_names + rng_below(r, max_names - min_names + 1);
 	__u32 mode = rng_below(r, 5);
+	/* One list in two names directions: some names twice, one for each. */
+	int with_dirs = rng_below(r, 2);
 	/* One list in four has no prefix rule: lookups take another path. */
 	__u32 pfx_pct = (const __u32[]){ 0, 5, 25, 50 }[rng_below(r, 4)];
 	int opt = -1;
@@ -163,13 +169,28 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 		opt = 1;
 
 	for (size_t tries = 0; g->n < want && tries < 4 * want; tries++) {
+		static const char *const dir_words[] = { "", " request", " Response", " both" };
 		char name[HS_MAX_NAME_LEN + 1];
-		int is_prefix = rng_below(r, 100) < pfx_pct;
+		int is_prefix = rng_below(r, 100) < pfx_pct, d = HS_DIRSET_REQUEST;
+		const char *dir_word = "";
 
 		gen_name(g, name, HS_MAX_NAME_LEN);
-		if (taken(g, name, prefix, is_prefix))
+		if (with_dirs && g->n && rng_below(r, 5) == 0) {
+			/* A name of the list again, for the other direction. */
+			size_t k = rng_below(r, g->n), len = strlen(g->names[k]);
+
+			rng_mix_case(r, name, g->names[k], len + 1);
+			is_prefix = prefix[k];
+			d = dirs[k] ^ HS_DIRSET_BOTH;
+		} else if (with_dirs) {
+			d = rng_below(r, 3) + 1;
+		}
+		if (!d || taken(g, name, prefix, is_prefix, dirs, d))
 			continue;
+		if (d != HS_DIRSET_REQUEST || rng_below(r, 2))
+			dir_word = dir_words[d];
 		memcpy(g->names[g->n], name, sizeof(name));
+		dirs[g->n] = d;
 		prefix[g->n++] = is_prefix;
 		if (rng_below(r, 8) == 0)
 			puts_(g, rng_below(r, 2) ? "\n" : "# a comment\n");
@@ -178,7 +199,7 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 		puts_(g, name);
 		if (is_prefix)
 			puts_(g, "*");
-		switch (rng_below(r, 6)) {
+		switch (rng_below(r, 7)) {
 		case 0:
 			puts_(g, " drop");
 			break;
@@ -188,7 +209,11 @@ static int gen_list(struct gen *g, size_t min_names, size_t max_names)
 		case 2:
 			puts_(g, " Mask");
 			break;
+		case 3:
+			puts_(g, " observe");
+			break;
 		}
+		puts_(g, dir_word);
 		if (rng_below(r, 8) == 0)
 			puts_(g, "  # trailing comment");
 		puts_(g, rng_below(r, 10) ? "\n" : "\r\n");

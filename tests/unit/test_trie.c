@@ -105,16 +105,23 @@ static void test_header_and_rules(void **state)
 	assert_int_equal(fx.trie->flags & HS_TRIE_F_FOLD_UNDERSCORE, HS_TRIE_F_FOLD_UNDERSCORE);
 	assert_int_equal(fx.trie->n_rules, 3);
 	assert_int_equal(fx.trie->max_depth, 5);
-	/* Rule i is the list's i-th name. */
+	/* Rule i is the list's i-th name; with no direction named, each
+	 * applies to requests, itself, and to responses not at all. */
+	assert_int_equal(fx.trie->flags & HS_TRIE_F_RESPONSE_RULES, 0);
 	assert_int_equal(fx.trie->rules[0].action, HS_ACT_MASK);
-	assert_int_equal(fx.trie->rules[0].flags, 0);
+	assert_int_equal(fx.trie->rules[0].flags, HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
 	assert_int_equal(fx.trie->rules[0].hit_slot, 0);
 	assert_int_equal(fx.trie->rules[1].action, HS_ACT_DROP);
-	assert_int_equal(fx.trie->rules[1].flags, HS_RULE_F_PREFIX);
+	assert_int_equal(fx.trie->rules[1].flags,
+			 HS_RULE_F_PREFIX | HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
 	assert_int_equal(fx.trie->rules[1].hit_slot, 1);
 	assert_int_equal(fx.trie->rules[2].action, HS_ACT_DROP);
-	assert_int_equal(fx.trie->rules[2].flags, 0);
+	assert_int_equal(fx.trie->rules[2].flags, HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
 	assert_int_equal(fx.trie->rules[2].hit_slot, 2);
+	for (__u32 i = 0; i < 3; i++) {
+		assert_int_equal(fx.trie->rules[i].dir_rule[HS_DIR_REQUEST], i + 1);
+		assert_int_equal(fx.trie->rules[i].dir_rule[HS_DIR_RESPONSE], 0);
+	}
 	/* Folded bytes: x - f o b a r z. */
 	assert_int_equal(fx.trie->n_syms, 8);
 	assert_int_equal(fx.stats.names, 3);
@@ -188,6 +195,20 @@ static void test_validate(void **state)
 	t->label_bytes = HS_MAX_LABEL_BYTES + 1;
 	assert_int_equal(hs_trie_validate(t, &err), -EINVAL);
 	t->label_bytes = fx.trie->label_bytes;
+	assert_int_equal(hs_trie_validate(t, &err), 0);
+
+	/* dir_rule[] names a rule of the list, or none. */
+	t->rules[0].dir_rule[HS_DIR_RESPONSE] = 2;
+	assert_int_equal(hs_trie_validate(t, &err), -EINVAL);
+	assert_string_equal(err.msg, "trie's rule 0 names rule 2 for direction 1, of 1 rules");
+	t->rules[0].dir_rule[HS_DIR_RESPONSE] = 1;
+	assert_int_equal(hs_trie_validate(t, &err), 0);
+	/* The programs skip responses without the flag. */
+	t->rules[0].flags |= HS_RULE_F_RESPONSE;
+	assert_int_equal(hs_trie_validate(t, &err), -EINVAL);
+	assert_string_equal(err.msg,
+			    "trie has a response rule (0) but not the response-rules flag");
+	t->flags |= HS_TRIE_F_RESPONSE_RULES;
 	assert_int_equal(hs_trie_validate(t, &err), 0);
 	fx_free(&fx);
 }
@@ -807,6 +828,297 @@ static void test_nested_prefix_rules(void **state)
 	fx_free(&fx);
 }
 
+/* ---- directions ---- */
+
+/* check_query() on @q, then expect rule @req (+ 1; 0: none) to apply to it
+ * in requests and @resp in responses. */
+static void expect_dirs(const struct fixture *fx, const char *q, __u32 req, __u32 resp)
+{
+	__u32 v = query(fx, q, strlen(q), "expect_dirs");
+	__u32 got_req = hs_dir_rule(fx->trie, v, HS_DIR_REQUEST),
+	      got_resp = hs_dir_rule(fx->trie, v, HS_DIR_RESPONSE);
+
+	if (got_req != req || got_resp != resp)
+		fail_msg(
+			"\"%s\" (the trie's rule %u): requests get rule %u, responses %u; expected %u and %u",
+			q, v, got_req, got_resp, req, resp);
+}
+
+/* A list of only one direction's rules resolves a name as the trie's
+ * dir_rule[] says, whatever other rules the trie resolves it to. */
+static void test_direction_rules(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	/* A response-only exact name under a request prefix rule does not
+	 * hide the prefix rule from requests. */
+	fx_build(&fx, "x-internal-*\nx-internal-id response\n", -1);
+	assert_int_equal(fx.trie->flags & HS_TRIE_F_RESPONSE_RULES, HS_TRIE_F_RESPONSE_RULES);
+	assert_int_equal(fx.trie->rules[0].flags,
+			 HS_RULE_F_PREFIX | HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
+	/* The exact rule is the trie's answer in both directions: in
+	 * requests it stands for the prefix rule, which masks. */
+	assert_int_equal(fx.trie->rules[1].flags, HS_RULE_F_RESPONSE | HS_RULE_F_ENFORCE_REQUEST |
+							  HS_RULE_F_ENFORCE_RESPONSE);
+	expect_dirs(&fx, "x-internal-id", 1, 2);
+	expect_dirs(&fx, "X-Internal-ID", 1, 2);
+	expect_dirs(&fx, "x-internal-i", 1, 0);
+	expect_dirs(&fx, "x-internal-ids", 1, 0);
+	expect_dirs(&fx, "x-internal", 0, 0);
+	check_all_short(&fx);
+	fx_free(&fx);
+
+	/* Nested prefix rules of different directions: a response's name
+	 * under the request's longer prefix gets the shorter one. */
+	fx_build(&fx, "x-a* response\nx-abc* request\n", -1);
+	expect_dirs(&fx, "x-abcd", 2, 1);
+	expect_dirs(&fx, "x-abc", 2, 1);
+	expect_dirs(&fx, "x-ab", 0, 1);
+	expect_dirs(&fx, "x-a", 0, 1);
+	expect_dirs(&fx, "x-", 0, 0);
+	check_all_short(&fx);
+	fx_free(&fx);
+
+	/* One name twice, disjoint: the trie names the first; each names the
+	 * other for the direction it does not apply to. */
+	fx_build(&fx, "x-debug mask request\nx-debug drop response\nx-other both\n", -1);
+	expect_dirs(&fx, "x-debug", 1, 2);
+	assert_int_equal(hs_trie_lookup(fx.trie, (const __u8 *)"x-debug", 7), 1);
+	assert_int_equal(fx.trie->rules[1].dir_rule[HS_DIR_REQUEST], 1);
+	assert_int_equal(fx.trie->rules[1].dir_rule[HS_DIR_RESPONSE], 2);
+	assert_int_equal(fx.trie->rules[1].action, HS_ACT_DROP);
+	expect_dirs(&fx, "x-other", 3, 3);
+	fx_free(&fx);
+
+	/* Prefix rules twice, and an exact name under them for one
+	 * direction: the other direction gets the prefix rule of its own. */
+	fx_build(&fx,
+		 "x-* both\nx-a* observe request\nx-a* drop response\nx-abc response\n"
+		 "x-abd request\n",
+		 -1);
+	expect_dirs(&fx, "x-abe", 2, 3);
+	expect_dirs(&fx, "x-a", 2, 3);
+	expect_dirs(&fx, "x-abc", 2, 4);
+	expect_dirs(&fx, "x-abd", 5, 3);
+	expect_dirs(&fx, "x-b", 1, 1);
+	expect_dirs(&fx, "x-", 1, 1);
+	check_all_short(&fx);
+	fx_free(&fx);
+
+	/* A prefix rule covers its own bytes as a name: an exact rule of the
+	 * same bytes for requests leaves it to responses. */
+	fx_build(&fx, "x-a* response\nx-a request\nx-b* request\nx-b both\n", -1);
+	expect_dirs(&fx, "x-a", 2, 1);
+	expect_dirs(&fx, "x-ab", 0, 1);
+	expect_dirs(&fx, "x-b", 4, 4);
+	expect_dirs(&fx, "x-bc", 3, 0);
+	check_all_short(&fx);
+	fx_free(&fx);
+
+	/* Responses only: requests match nothing. */
+	fx_build(&fx, "x-a response\nx-b* drop response\n", -1);
+	expect_dirs(&fx, "x-a", 0, 1);
+	expect_dirs(&fx, "x-bz", 0, 2);
+	check_all_short(&fx);
+	fx_free(&fx);
+}
+
+static __u32 state_after(const struct fixture *fx, const char *q)
+{
+	__u32 s = HS_TRIE_ROOT;
+
+	for (const char *p = q; *p; p++)
+		s = hs_trie_step(fx->trie, s, (__u8)*p);
+	return s;
+}
+
+/* The state after @q's bytes: may a rule that masks or drops in direction
+ * @d still match? */
+static int may_enforce_after(const struct fixture *fx, const char *q, int d)
+{
+	return hs_trie_may_enforce(fx->trie, state_after(fx, q), (__u32)d);
+}
+
+#define REQ HS_DIR_REQUEST
+#define RESP HS_DIR_RESPONSE
+
+/* Enforcing is per direction, through dir_rule[]: for a rule's own flags
+ * and for the node bits of the walk. A name only the other direction's
+ * rules mask is not rewritten ahead when cut (scan.h). */
+static void test_direction_may_enforce(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	/* Observed in requests, dropped in responses: enforced in responses. */
+	fx_build(&fx, "x-a observe request\nx-a drop response\n", -1);
+	assert_int_equal(fx.trie->rules[0].flags &
+				 (HS_RULE_F_ENFORCE(REQ) | HS_RULE_F_ENFORCE(RESP)),
+			 HS_RULE_F_ENFORCE_RESPONSE);
+	assert_true(fx.trie->rules[1].flags & HS_RULE_F_ENFORCE_RESPONSE);
+	assert_true(may_enforce_after(&fx, "x-", RESP));
+	assert_true(may_enforce_after(&fx, "x-a", RESP));
+	assert_false(may_enforce_after(&fx, "x-", REQ));
+	assert_false(may_enforce_after(&fx, "x-a", REQ));
+	assert_false(may_enforce_after(&fx, "x-b", RESP));
+	fx_free(&fx);
+
+	/* Observed both ways: never enforced. */
+	fx_build(&fx, "x-a observe both\nx-b* observe response\n", -1);
+	for (int d = 0; d < 2; d++) {
+		assert_false(fx.trie->rules[0].flags & HS_RULE_F_ENFORCE(d));
+		assert_false(fx.trie->rules[1].flags & HS_RULE_F_ENFORCE(d));
+		assert_false(may_enforce_after(&fx, "", d));
+		assert_false(may_enforce_after(&fx, "x-", d));
+		assert_false(may_enforce_after(&fx, "x-bzz", d));
+	}
+	fx_free(&fx);
+
+	/* An observed prefix rule, a masked exact name under it for
+	 * responses: the way to that name may enforce in responses, a name
+	 * past it not; nothing in requests. */
+	fx_build(&fx, "x-a* observe\nx-abc response\n", -1);
+	assert_false(fx.trie->rules[0].flags & (HS_RULE_F_ENFORCE(REQ) | HS_RULE_F_ENFORCE(RESP)));
+	assert_int_equal(fx.trie->rules[1].flags &
+				 (HS_RULE_F_ENFORCE(REQ) | HS_RULE_F_ENFORCE(RESP)),
+			 HS_RULE_F_ENFORCE_RESPONSE);
+	expect_dirs(&fx, "x-abc", 1, 2);
+	assert_true(may_enforce_after(&fx, "x-a", RESP));
+	assert_true(may_enforce_after(&fx, "x-ab", RESP));
+	assert_false(may_enforce_after(&fx, "x-ab", REQ));
+	assert_false(may_enforce_after(&fx, "x-abd", RESP));
+	assert_false(may_enforce_after(&fx, "x-aq", RESP));
+	fx_free(&fx);
+
+	/* The sticky state of a prefix rule observed in requests, masked in
+	 * responses (the trie names the first of the two). */
+	fx_build(&fx, "x-* observe request\nx-* response\ny-* observe request\n", -1);
+	assert_int_equal(state_after(&fx, "x-zz"), HS_TRIE_STICKY | 0);
+	assert_true(may_enforce_after(&fx, "x-zz", RESP));
+	assert_false(may_enforce_after(&fx, "x-zz", REQ));
+	assert_int_equal(state_after(&fx, "y-zz"), HS_TRIE_STICKY | 2);
+	assert_false(may_enforce_after(&fx, "y-zz", REQ));
+	assert_false(may_enforce_after(&fx, "y-zz", RESP));
+	fx_free(&fx);
+
+	/* A masking prefix rule for responses under an exact name observed
+	 * both ways: that name is not enforced, others under the prefix are,
+	 * in responses. */
+	fx_build(&fx, "x-a* response\nx-abc observe both\n", -1);
+	assert_true(fx.trie->rules[0].flags & HS_RULE_F_ENFORCE_RESPONSE);
+	assert_false(fx.trie->rules[1].flags & (HS_RULE_F_ENFORCE(REQ) | HS_RULE_F_ENFORCE(RESP)));
+	expect_dirs(&fx, "x-abc", 2, 2);
+	expect_dirs(&fx, "x-abd", 0, 1);
+	assert_true(may_enforce_after(&fx, "x-ab", RESP));
+	assert_true(may_enforce_after(&fx, "x-abd", RESP));
+	assert_false(may_enforce_after(&fx, "x-abd", REQ));
+	fx_free(&fx);
+}
+
+/* "@list" with each name line written again as NAME ACTION @dir. */
+static char *with_direction(const struct hs_list *l, const char *dir)
+{
+	size_t cap = l->n * (HS_MAX_NAME_LEN + 32) + 32, o = 0;
+	char *text = malloc(cap);
+
+	assert_non_null(text);
+	o += snprintf(text, cap, "@fold-underscore %s\n", l->fold_underscore ? "on" : "off");
+	for (size_t i = 0; i < l->n; i++)
+		o += snprintf(text + o, cap - o, "%s %s %s\n", l->names[i].orig,
+			      hs_action_name(l->names[i].action), dir);
+	return text;
+}
+
+/* Same nodes, labels, symbols, summaries and enforce bits. */
+static void expect_same_walk(const struct hs_trie *a, const struct hs_trie *b)
+{
+	assert_int_equal(a->n_nodes, b->n_nodes);
+	assert_int_equal(a->label_bytes, b->label_bytes);
+	assert_int_equal(a->n_syms, b->n_syms);
+	assert_memory_equal(a->sym, b->sym, sizeof(a->sym));
+	assert_memory_equal(a->canon, b->canon, sizeof(a->canon));
+	assert_memory_equal(a->root2, b->root2, sizeof(a->root2));
+	assert_memory_equal(a->nodes, b->nodes, sizeof(a->nodes));
+	assert_memory_equal(a->labels, b->labels, sizeof(a->labels));
+	assert_memory_equal(a->fill, b->fill, sizeof(a->fill));
+	assert_memory_equal(a->enforce[HS_DIR_REQUEST], b->enforce[HS_DIR_REQUEST],
+			    sizeof(a->enforce[HS_DIR_REQUEST]));
+}
+
+/* A list that names no direction compiles as it did before directions:
+ * naming "request" changes nothing, "both" the rules only, and the same
+ * names again for responses no node. */
+static void test_direction_words_keep_the_trie(void **state)
+{
+	static const char *const files[] = { "internal-headers.txt", "bench-headers-118.txt" };
+
+	(void)state;
+	for (size_t f = 0; f < HS_ARRAY_SIZE(files); f++) {
+		char *text = corpus_read(files[f], NULL), *alt, *twice;
+		struct fixture fx, fa;
+		size_t n, tl, al;
+
+		fx_build(&fx, text, -1);
+		n = fx.list.n;
+		alt = with_direction(&fx.list, "request");
+		fx_build(&fa, alt, -1);
+		assert_memory_equal(fa.trie, fx.trie, sizeof(*fx.trie));
+		fx_free(&fa);
+		free(alt);
+
+		alt = with_direction(&fx.list, "Both");
+		fx_build(&fa, alt, -1);
+		expect_same_walk(fa.trie, fx.trie);
+		/* Responses enforce where requests do. */
+		assert_memory_equal(fa.trie->enforce[HS_DIR_RESPONSE],
+				    fx.trie->enforce[HS_DIR_REQUEST],
+				    sizeof(fx.trie->enforce[HS_DIR_REQUEST]));
+		assert_int_equal(fa.trie->flags, fx.trie->flags | HS_TRIE_F_RESPONSE_RULES);
+		for (__u32 i = 0; i < n; i++) {
+			__u8 f = fx.trie->rules[i].flags;
+
+			assert_int_equal(fa.trie->rules[i].flags,
+					 f | HS_RULE_F_RESPONSE |
+						 (f & HS_RULE_F_ENFORCE_REQUEST
+							  ? HS_RULE_F_ENFORCE_RESPONSE
+							  : 0));
+			assert_int_equal(fa.trie->rules[i].dir_rule[HS_DIR_REQUEST], i + 1);
+			assert_int_equal(fa.trie->rules[i].dir_rule[HS_DIR_RESPONSE], i + 1);
+		}
+		fx_free(&fa);
+		free(alt);
+
+		/* The same list, then every name again for responses. */
+		alt = with_direction(&fx.list, "response");
+		tl = strlen(text);
+		al = strlen(alt);
+		twice = malloc(tl + al + 2);
+		assert_non_null(twice);
+		memcpy(twice, text, tl);
+		twice[tl] = '\n';
+		memcpy(twice + tl + 1, alt, al + 1);
+		fx_build(&fa, twice, -1);
+		assert_int_equal(fa.trie->n_rules, 2 * n);
+		expect_same_walk(fa.trie, fx.trie);
+		assert_memory_equal(fa.trie->enforce[HS_DIR_RESPONSE],
+				    fx.trie->enforce[HS_DIR_REQUEST],
+				    sizeof(fx.trie->enforce[HS_DIR_REQUEST]));
+		for (__u32 i = 0; i < n; i++) {
+			assert_int_equal(fa.trie->rules[i].dir_rule[HS_DIR_REQUEST], i + 1);
+			assert_int_equal(fa.trie->rules[i].dir_rule[HS_DIR_RESPONSE], n + i + 1);
+			assert_int_equal(fa.trie->rules[n + i].dir_rule[HS_DIR_REQUEST], i + 1);
+			assert_int_equal(fa.trie->rules[n + i].dir_rule[HS_DIR_RESPONSE],
+					 n + i + 1);
+		}
+		fx_free(&fa);
+		free(twice);
+		free(alt);
+		fx_free(&fx);
+		free(text);
+	}
+}
+
 static void test_fold_underscore(void **state)
 {
 	struct fixture fx;
@@ -1096,6 +1408,9 @@ int main(void)
 		cmocka_unit_test(test_prefix_rule),
 		cmocka_unit_test(test_prefix_rule_overlaps_exact),
 		cmocka_unit_test(test_nested_prefix_rules),
+		cmocka_unit_test(test_direction_rules),
+		cmocka_unit_test(test_direction_may_enforce),
+		cmocka_unit_test(test_direction_words_keep_the_trie),
 		cmocka_unit_test(test_fold_underscore),
 		cmocka_unit_test(test_long_queries),
 		cmocka_unit_test(test_full_list_of_longest_names),

@@ -59,12 +59,26 @@ static void ref_line(struct ref_list *r, const char *s, size_t len, int *fold)
 	rule->prefix = nlen > 1 && s[nlen - 1] == '*';
 	rule->len = nlen - rule->prefix;
 	memcpy(rule->name, s, rule->len);
-	w2 = s + nlen;
-	while (w2 < s + len && ref_space(*w2))
-		w2++;
-	rule->action = (s + len - w2 == 4 && !strncasecmp(w2, "drop", 4))      ? HS_ACT_DROP
-		       : (s + len - w2 == 7 && !strncasecmp(w2, "observe", 7)) ? HS_ACT_OBSERVE
-									       : HS_ACT_MASK;
+	rule->action = HS_ACT_MASK;
+	rule->dirs = 1 << HS_DIR_REQUEST;
+	/* Valid lists only: [ACTION] [DIRECTION], each known by its word. */
+	for (w2 = s + nlen; w2 < s + len;) {
+		size_t wl = 0;
+
+		while (w2 < s + len && ref_space(*w2))
+			w2++;
+		while (w2 + wl < s + len && !ref_space(w2[wl]))
+			wl++;
+		if (wl == 4 && !strncasecmp(w2, "drop", 4))
+			rule->action = HS_ACT_DROP;
+		else if (wl == 7 && !strncasecmp(w2, "observe", 7))
+			rule->action = HS_ACT_OBSERVE;
+		else if (wl == 8 && !strncasecmp(w2, "response", 8))
+			rule->dirs = 1 << HS_DIR_RESPONSE;
+		else if (wl == 4 && !strncasecmp(w2, "both", 4))
+			rule->dirs = 1 << HS_DIR_REQUEST | 1 << HS_DIR_RESPONSE;
+		w2 += wl;
+	}
 }
 
 void ref_parse(struct ref_list *r, const char *text, int fold)
@@ -104,7 +118,7 @@ static int ref_starts(const struct ref_list *r, const struct ref_rule *rr, const
 	return 1;
 }
 
-__u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len)
+__u32 ref_lookup_in(const struct ref_list *r, const __u8 *q, size_t len, int dirs)
 {
 	__u32 best = 0;
 	size_t best_len = 0;
@@ -112,19 +126,24 @@ __u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len)
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ref_rule *rr = &r->rules[i];
 
-		if (!rr->prefix && rr->len == len && ref_starts(r, rr, q, len))
+		if ((rr->dirs & dirs) && !rr->prefix && rr->len == len && ref_starts(r, rr, q, len))
 			return i + 1;
 	}
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ref_rule *rr = &r->rules[i];
 
-		if (rr->prefix && rr->len <= len && rr->len >= best_len &&
+		if ((rr->dirs & dirs) && rr->prefix && rr->len <= len && rr->len > best_len &&
 		    ref_starts(r, rr, q, rr->len)) {
 			best = i + 1;
 			best_len = rr->len;
 		}
 	}
 	return best;
+}
+
+__u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len)
+{
+	return ref_lookup_in(r, q, len, 1 << HS_DIR_REQUEST | 1 << HS_DIR_RESPONSE);
 }
 
 int ref_open(const struct ref_list *r, const __u8 *q, size_t len)
@@ -187,11 +206,13 @@ void fx_rebuild(struct fixture *fx, const char *text, int fold)
 		const struct ref_rule *rr = &fx->ref.rules[i];
 
 		if (nm->len != rr->len || memcmp(nm->name, rr->name, rr->len) ||
-		    nm->name[nm->len] || nm->prefix != rr->prefix || nm->action != rr->action)
+		    nm->name[nm->len] || nm->prefix != rr->prefix || nm->action != rr->action ||
+		    nm->directions != rr->dirs)
 			fail_msg(
-				"name %zu: parser has \"%s\"%s (%u bytes, action %u), the reference \"%.*s\"%s (action %d)",
+				"name %zu: parser has \"%s\"%s (%u bytes, action %u, directions %u), the reference \"%.*s\"%s (action %d, directions %d)",
 				i, nm->name, nm->prefix ? "*" : "", nm->len, nm->action,
-				(int)rr->len, rr->name, rr->prefix ? "*" : "", rr->action);
+				nm->directions, (int)rr->len, rr->name, rr->prefix ? "*" : "",
+				rr->action, rr->dirs);
 	}
 }
 
@@ -253,6 +274,7 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 	__u8 *exact = malloc(len ? len : 1);
 	__u32 want, got;
 	size_t k, i;
+	int enforced = 0; /* bit d: enforced in direction d */
 
 	assert_non_null(states);
 	assert_non_null(exact);
@@ -262,10 +284,28 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 	if (got != want)
 		fail_msg("%s: %s: hs_trie_lookup gives rule %u, the reference rule %u (0: none)",
 			 ctx, show_query(q, len), got, want);
+	for (int d = 0; d < 2; d++) {
+		__u32 wd = ref_lookup_in(ref, q, len, 1 << d);
+
+		if (hs_dir_rule(t, got, d) != wd)
+			fail_msg(
+				"%s: %s: direction %d: the trie's rule %u names rule %u, the reference rule %u",
+				ctx, show_query(q, len), d, got, hs_dir_rule(t, got, d), wd);
+		enforced |= (wd && ref->rules[wd - 1].action != HS_ACT_OBSERVE) << d;
+	}
 
 	states[0] = HS_TRIE_ROOT;
 	for (k = 0; k < len; k++)
 		states[k + 1] = hs_trie_step(t, states[k], q[k]);
+	/* A name masked or dropped in a direction: every state on its way
+	 * must say a rule that enforces there may still match (the scanner
+	 * rewrites a name cut at a buffer's end ahead only then). */
+	for (int d = 0; d < 2; d++)
+		for (k = 0; k <= len && (enforced >> d & 1); k++)
+			if (!hs_trie_may_enforce(t, states[k], (__u32)d))
+				fail_msg(
+					"%s: %s: state %#x after %zu bytes says no rule that enforces in direction %d may match; the name is enforced there",
+					ctx, show_query(q, len), states[k], k, d);
 
 	/* Early rejection must be right: once final, nothing may change. */
 	for (k = 0; k <= len; k++) {

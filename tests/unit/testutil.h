@@ -34,6 +34,7 @@ struct ref_rule {
 	size_t len;
 	int prefix;
 	int action; /* enum hs_action */
+	int dirs; /* bit 1 << HS_DIR_* for each direction it applies to */
 };
 
 struct ref_list {
@@ -46,14 +47,19 @@ struct ref_list {
 unsigned char ref_fold(unsigned char c, int fold_underscore);
 
 /* Read valid list text the simple way: '#' comments at a line's start or
- * after white space, '@fold-underscore on|off', NAME [ACTION]. @fold
+ * after white space, '@fold-underscore on|off', NAME [ACTION] [DIRECTION]. @fold
  * overrides the directive unless it is -1. Does not validate. Reuses
  * @r->rules if set (start from a zeroed struct). */
 void ref_parse(struct ref_list *r, const char *text, int fold);
 void ref_free(struct ref_list *r);
 
-/* Rule index + 1 of the rule @q matches, or 0: an exact name equal to @q
- * wins, otherwise the longest prefix rule @q starts with. */
+/* Rule index + 1 of the rule @q matches among those that apply to some
+ * direction of @dirs (bits 1 << HS_DIR_*), or 0: an exact name equal to @q
+ * wins, otherwise the longest prefix rule @q starts with; of two rules of
+ * one name and kind (for other directions), the first in the list. */
+__u32 ref_lookup_in(const struct ref_list *r, const __u8 *q, size_t len, int dirs);
+
+/* The same among all rules: the rule the trie resolves @q to. */
 __u32 ref_lookup(const struct ref_list *r, const __u8 *q, size_t len);
 
 /* 1 when some rule's name starts with @q, i.e. a longer query may still

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""Responses end to end: an origin whose responses carry internal fields,
+and clients that show exactly what reached them.
+
+  resp_tool.py serve PORT            the origin (keep-alive, any number of
+                                     pipelined requests); every response is
+                                     a pure function of the request, so a
+                                     client knows what was sent
+  resp_tool.py pipeline HOST PORT    GET, HEAD, GET with 103, chunked with a
+                                     trailer, a benign one, close-delimited:
+                                     in one send; reads everything to EOF
+  resp_tool.py split HOST PORT K     /split/K: the origin sends the response
+                                     in two writes cut at byte K
+  resp_tool.py httpclient HOST PORT  Python's http.client: GET, HEAD, GET on
+                                     one connection; prints what it parsed
+Clients check the bytes they got against what the origin sent: every line
+with an internal field (by name, case-insensitive) comes out masked to the
+same length ("y-hdrstrip: xxx" or a cut form of it), every other byte as
+sent. They print "ok ..." lines and exit 0, or print what differs and exit 1.
+"""
+import http.client
+import re
+import socket
+import sys
+import time
+
+INTERNAL = (b"x-backend-server", b"x-powered-by", b"x-upstream-addr", b"x-upstream-status")
+
+
+def body_for(path):
+    return b"hello from " + path.encode() + b"\n"
+
+
+def response(method, path):
+    """The exact bytes the origin sends for one request."""
+    body = body_for(path)
+    common = (b"Server: hs-origin/1.2\r\n"
+              b"X-Backend-Server: origin-7.internal:9000\r\n"
+              b"X-Keep: yes\r\n"
+              b"x-powered-by: hs-test\r\n")
+    if path == "/benign":
+        return (b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nX-Keep: yes\r\n\r\n" % len(body)
+                + (b"" if method == "HEAD" else body))
+    if path == "/early":
+        return (b"HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n"
+                b"X-Upstream-Addr: 10.9.8.7:443\r\n\r\n"
+                b"HTTP/1.1 200 OK\r\n" + common
+                + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    if path == "/chunked":
+        return (b"HTTP/1.1 200 OK\r\n" + common + b"Transfer-Encoding: chunked\r\n"
+                b"Trailer: X-Upstream-Status\r\n\r\n"
+                + b"%x\r\n" % len(body) + body + b"\r\n"
+                b"0\r\nX-Upstream-Status: 200 from 10.9.8.7\r\n\r\n")
+    if path == "/close":
+        return b"HTTP/1.1 200 OK\r\n" + common + b"Connection: close\r\n\r\n" + body
+    head = (b"HTTP/1.1 200 OK\r\n" + common
+            + b"Content-Length: %d\r\n" % len(body) + b"\r\n")
+    return head if method == "HEAD" else head + body
+
+
+def serve(port):
+    srv = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    srv.bind(("::", port))
+    srv.listen(64)
+    import threading
+
+    def conn(c):
+        c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    d = c.recv(65536)
+                    if not d:
+                        return
+                    buf += d
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                method, path = head.split(b"\r\n")[0].decode().split(" ")[:2]
+                m = re.fullmatch(r"/split/(\d+)", path)
+                if m:
+                    data = response("GET", "/split")
+                    k = int(m.group(1))
+                    c.sendall(data[:k])
+                    time.sleep(0.03)
+                    c.sendall(data[k:])
+                    continue
+                c.sendall(response(method, path))
+                if path == "/close":
+                    c.shutdown(socket.SHUT_WR)
+                    return
+        finally:
+            c.close()
+
+    while True:
+        c, _ = srv.accept()
+        threading.Thread(target=conn, args=(c,), daemon=True).start()
+
+
+def masked_form(line):
+    """Is @line (without its line end) a masked line of the same length?"""
+    return re.fullmatch(rb"y(-(h(d(r(s(t(r(i(p)?)?)?)?)?)?)?)?)?(: x*)?|y-hdrstrip: x*", line) is not None
+
+
+def compare(sent, got, what):
+    """The bytes a client got against the bytes the origin sent."""
+    bad = []
+    if len(sent) != len(got):
+        bad.append("%s: got %d bytes, the origin sent %d" % (what, len(got), len(sent)))
+    masked = 0
+    pos = 0
+    for line in sent.split(b"\n"):
+        g = got[pos:pos + len(line)]
+        name = line.split(b":", 1)[0].strip().lower()
+        if name in INTERNAL:
+            if not masked_form(g.rstrip(b"\r")):
+                bad.append("%s: internal line %r arrived as %r" % (what, line, g))
+            masked += 1
+        elif g != line:
+            bad.append("%s: line %r arrived as %r" % (what, line, g))
+        pos += len(line) + 1
+    for n in INTERNAL:
+        if n in got.lower():
+            bad.append("%s: %s reached the client" % (what, n.decode()))
+    if bad:
+        print("\n".join(bad))
+        sys.exit(1)
+    return masked
+
+
+def connect(host, port):
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect((host, port))
+    return s
+
+
+def read_all(s):
+    out = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            return out
+        out += d
+
+
+def pipeline(host, port):
+    reqs = [("GET", "/a"), ("HEAD", "/b"), ("GET", "/early"), ("GET", "/chunked"),
+            ("HEAD", "/c"), ("GET", "/benign"), ("GET", "/close")]
+    s = connect(host, port)
+    s.sendall(b"".join(b"%s %s HTTP/1.1\r\nHost: h\r\n\r\n" % (m.encode(), p.encode())
+                       for m, p in reqs))
+    got = read_all(s)
+    sent = b"".join(response(m, p) for m, p in reqs)
+    n = compare(sent, got, "pipelined")
+    print("ok pipelined: %d responses, %d bytes, %d internal lines masked" % (len(reqs), len(got), n))
+
+
+def split(host, port, k):
+    s = connect(host, port)
+    s.sendall(b"GET /split/%d HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n" % k)
+    sent = response("GET", "/split")
+    got = b""
+    while len(got) < len(sent):
+        d = s.recv(65536)
+        if not d:
+            break
+        got += d
+    n = compare(sent, got, "split at %d" % k)
+    print("ok split at %d: %d internal lines masked" % (k, n))
+
+
+def httpclient(host, port):
+    c = http.client.HTTPConnection(host, port, timeout=10)
+    for method, path in (("GET", "/a"), ("HEAD", "/b"), ("GET", "/chunked"), ("GET", "/benign")):
+        c.request(method, path)
+        r = c.getresponse()
+        body = r.read()
+        names = [k.lower() for k, _ in r.getheaders()]
+        leaked = [n for n in names if n.encode() in INTERNAL]
+        want = b"" if method == "HEAD" else body_for(path)
+        if leaked or body != want or "x-keep" not in names:
+            print("%s %s: headers %s, body %r" % (method, path, names, body))
+            sys.exit(1)
+        print("ok http.client %s %s: %d %s" % (method, path, r.status, ",".join(names)))
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "serve":
+        serve(int(sys.argv[2]))
+    elif cmd == "pipeline":
+        pipeline(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "split":
+        split(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif cmd == "splitall":
+        n = len(response("GET", "/split"))
+        for k in range(1, n):
+            split(sys.argv[2], int(sys.argv[3]), k)
+    elif cmd == "httpclient":
+        httpclient(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "length":
+        print(len(response("GET", "/split")))
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * Responses through the real programs (BPF_PROG_TEST_RUN): a connection's
+ * requests go through one hook, its responses (from the inspected port)
+ * through another, with the methods map the object's programs share, as
+ * the hooks of one device share it. Every case is played whole and with
+ * the responses cut in two at every offset, each play a connection of its
+ * own, over IPv4 and IPv6, at every pair of hooks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pkttest.h"
+#include "stream.h"
+
+#define TCP_SYN 0x02
+#define TCP_ACK 0x10
+
+static const char resp_list[] = "secret-token\n"
+				"x-backend-server  mask  response\n"
+				"x-upstream-addr  drop  response\n";
+
+struct resp_case {
+	const char *what;
+	const char *requests; /* NULL: no hook sees the requests */
+	const char *responses;
+	const char *out; /* the responses as they must leave (NULL: unchanged) */
+	int dropped; /* the responses' segment is dropped */
+	/* Counter deltas for one play. */
+	__u64 http_responses, matched, masked, unframed, responses_dropped, req_masked;
+};
+
+#define GET "GET / HTTP/1.1\r\nHost: h\r\n\r\n"
+#define HEAD "HEAD / HTTP/1.1\r\nHost: h\r\n\r\n"
+#define OK5 "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+#define BACKEND(c) "X-Backend-Server: " c "\r\n"
+#define BACKEND_M "y-hdrstrip: xxxxxxx\r\n"
+
+static const struct resp_case cases[] = {
+	{
+		"a HEAD among GETs: its response has no body",
+		GET HEAD GET,
+		OK5 BACKEND("a") "\r\nhello" OK5 BACKEND("b") "\r\n" OK5 BACKEND("c") "\r\nworld",
+		OK5 BACKEND_M "\r\nhello" OK5 BACKEND_M "\r\n" OK5 BACKEND_M "\r\nworld",
+		0,
+		3,
+		3,
+		3,
+		0,
+		0,
+		0,
+	},
+	{
+		"request rules stay on requests, response rules on responses",
+		"GET / HTTP/1.1\r\nSecret-Token: s\r\nX-Backend-Server: q\r\n\r\n",
+		"HTTP/1.1 204 No Content\r\nSecret-Token: kept\r\n" BACKEND("z") "\r\n",
+		"HTTP/1.1 204 No Content\r\nSecret-Token: kept\r\n" BACKEND_M "\r\n",
+		0,
+		1,
+		1,
+		1,
+		0,
+		0,
+		1,
+	},
+	{
+		"no hook saw the requests: line by line after the first response",
+		NULL,
+		OK5 BACKEND("a") "\r\nhello" OK5 BACKEND("b") "\r\n\r\n",
+		OK5 BACKEND_M "\r\nhello" OK5 BACKEND_M "\r\n\r\n",
+		0,
+		1,
+		2,
+		2,
+		1,
+		0,
+		0,
+	},
+	{
+		"chunked, with a trailer",
+		GET,
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r\n0\r\n" BACKEND("t") "\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"5\r\nhello\r\n0\r\n" BACKEND_M "\r\n",
+		0,
+		1,
+		1,
+		1,
+		0,
+		0,
+		0,
+	},
+	{
+		"a response drop rule drops the segment",
+		GET,
+		"HTTP/1.1 200 OK\r\nX-Upstream-Addr: 10.1.2.3\r\nContent-Length: 0\r\n\r\n",
+		NULL,
+		1,
+		1,
+		1,
+		0,
+		0,
+		1,
+		0,
+	},
+};
+
+/* Play @c once: requests through @rq, responses through @rs, cut at @cut
+ * (0: one segment), on a connection from client port @port. */
+static int play_case(struct th *h, const struct resp_case *c, enum th_hook rq, enum th_hook rs,
+		     int ipv6, size_t cut, __u16 port)
+{
+	static __u8 got[4096];
+	size_t len = strlen(c->responses);
+	struct hs_counters before, after;
+	struct st_conn q, r;
+	char what[256];
+	int bad = 0, passed = 1;
+
+	snprintf(what, sizeof(what), "%s (requests at %s, responses at %s, IPv%d, cut at %zu)",
+		 c->what, th_hook_name[rq], th_hook_name[rs], ipv6 ? 6 : 4, cut);
+	st_conn_init(&q, h, rq, port, what);
+	q.spec.ipv6 = ipv6;
+	st_conn_init(&r, h, rs, 80, what);
+	r.spec.dport = port;
+	r.spec.reply = 1;
+	r.spec.ipv6 = ipv6;
+	r.next = 7000;
+	th_counters(h, &before);
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1)
+		return 1;
+	if (c->requests) {
+		size_t n = strlen(c->requests);
+
+		if (st_send_at(&q, q.next, 0, c->requests, n, NULL) != 1)
+			bad++;
+		q.next += (__u32)n;
+	}
+	for (size_t off = 0, end = cut ? cut : len; off < len && passed; off = end, end = len) {
+		int rc = st_send_at(&r, r.next, 0, c->responses + off, end - off, got + off);
+
+		if (rc < 0)
+			return bad + 1;
+		passed = rc;
+		r.next += (__u32)(end - off);
+	}
+	if (passed == c->dropped) {
+		fprintf(stderr, "  %s: the responses were %s\n", what,
+			passed ? "passed" : "dropped");
+		bad++;
+	} else if (passed && memcmp(got, c->out ? c->out : c->responses, len)) {
+		fprintf(stderr, "  %s: left as \"%.*s\"\n", what, (int)len, got);
+		bad++;
+	}
+	th_counters(h, &after);
+#define D(f) ((after.f) - (before.f))
+	bad += st_diff1(what, th_hook_name[rs], "http_responses", D(http_responses),
+			c->dropped && cut ? D(http_responses) : c->http_responses);
+	bad += st_diff1(what, th_hook_name[rs], "response_headers_matched",
+			D(response_headers_matched), c->matched);
+	bad += st_diff1(what, th_hook_name[rs], "response_headers_masked",
+			D(response_headers_masked), c->masked);
+	bad += st_diff1(what, th_hook_name[rs], "responses_unframed", D(responses_unframed),
+			c->unframed);
+	bad += st_diff1(what, th_hook_name[rs], "responses_dropped", D(responses_dropped),
+			c->responses_dropped);
+	bad += st_diff1(what, th_hook_name[rq], "headers_masked", D(headers_masked), c->req_masked);
+#undef D
+	return bad;
+}
+
+int st_responses(struct th *h, unsigned long *plays)
+{
+	static const __u16 port80 = 80;
+	struct hs_trie *t = calloc(1, sizeof(*t));
+	__u16 port = 20000;
+	int bad = 0;
+
+	*plays = 0;
+	if (!t || pt_compile(resp_list, t) || th_config(h, 0, HS_POLICY_DROP, &port80, 1) ||
+	    th_set_trie(h, 0, t)) {
+		free(t);
+		return 1;
+	}
+	/* Flows live from one packet to the next, as on a device. */
+	th_forget_flows(h);
+	h->keep_flows = 1;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && bad < 10; i++) {
+		size_t len = strlen(cases[i].responses);
+
+		for (int rq = 0; rq < TH_HOOKS; rq++)
+			for (int rs = 0; rs < TH_HOOKS; rs++)
+				for (int v6 = 0; v6 < 2; v6++)
+					for (size_t cut = 0; cut < len && bad < 10; cut++) {
+						bad += play_case(h, &cases[i], (enum th_hook)rq,
+								 (enum th_hook)rs, v6, cut, port++);
+						(*plays)++;
+						if (port < 20000)
+							port = 20000;
+					}
+	}
+	h->keep_flows = 0;
+	/* The fixture list back in place for the tests that follow. */
+	bad += th_set_trie(h, 0, pt.fix_trie) != 0;
+	free(t);
+	return bad;
+}

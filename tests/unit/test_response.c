@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The response side of the scanner (scan.h, scan_reqline.h, scan_ends.h):
+ * status lines, framing by RFC 9112 section 6.3 with the request stream's
+ * HEAD history, line-by-line checking where that history is not known, and
+ * rules that apply to one direction only. Every case is scanned whole and
+ * cut at every offset (two buffers, the state carried as the datapath
+ * carries it), and must give the same bytes and counts both ways.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdrstrip/scan.h>
+
+#include "testutil.h"
+
+#define LIST                                                                                       \
+	"secret-token\n"                                                                           \
+	"x-backend-server  mask  response\n"                                                       \
+	"debug-*  mask  both\n"                                                                    \
+	"x-upstream-addr  drop  response\n"
+
+/* What the request side published for the response side (hs_scan.peer_*). */
+struct peer {
+	int known;
+	__u16 n;
+	__u64 heads;
+};
+
+struct result {
+	char out[4096];
+	unsigned int phase, messages, matched, masked, unframed, desync, conflicts;
+	struct hs_stream st;
+};
+
+/* Scan @text as a stream of direction @dir, cut at @cut (0: whole). */
+static void scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u32 dir,
+		     const struct peer *p, struct result *r)
+{
+	size_t len = strlen(text), off = 0;
+	struct hs_stream st;
+
+	assert_true(len < sizeof(r->out));
+	memset(r, 0, sizeof(*r));
+	memcpy(r->out, text, len);
+	hs_stream_init_dir(&st, dir);
+	for (int i = 0; i < 2 && off < len; i++) {
+		size_t end = i == 0 && cut ? cut : len, n = end - off;
+		__u8 *buf = malloc(n + 1);
+		struct hs_scan s;
+		int rc, steps = 0;
+
+		assert_non_null(buf);
+		memcpy(buf, text + off, n);
+		hs_scan_begin(&s, &st, 0, (__u32)n, 0);
+		if (p) {
+			s.peer_known = (__u8)p->known;
+			s.peer_n = p->n;
+			s.peer_heads = p->heads;
+		}
+		do {
+			rc = hs_scan_step(&s, t, buf, buf + n);
+			assert_true(++steps < 100000);
+		} while (rc != HS_STEP_DONE && s.st.phase != HS_PH_DROPPED);
+		memcpy(r->out + off, buf, n);
+		free(buf);
+		r->phase = s.st.phase;
+		r->messages += s.requests;
+		r->matched += s.matched;
+		r->masked += s.masked;
+		r->unframed += s.unframed;
+		r->desync += s.desync;
+		r->conflicts += s.conflicts;
+		if (s.st.phase >= HS_PH_NOT_HTTP)
+			break;
+		hs_scan_finish(&s, &st);
+		off = end;
+	}
+	r->st = st;
+}
+
+/* @text scanned whole, then cut at every offset: the same bytes and counts
+ * every time (a masked name split at a cut is rewritten the same way; the
+ * cases keep benign names clear of the rules' first bytes, so that scan.h's
+ * split-name rule, which masks a benign name cut where a rule of the
+ * stream's direction could still match it, never applies). The whole
+ * scan's result is left in @r. */
+static void scan_all_cuts(const struct hs_trie *t, const char *text, __u32 dir,
+			  const struct peer *p, struct result *r)
+{
+	static struct result c;
+	size_t len = strlen(text);
+
+	scan_dir(t, text, 0, dir, p, r);
+	for (size_t cut = 1; cut < len; cut++) {
+		scan_dir(t, text, cut, dir, p, &c);
+		if (strcmp(c.out, r->out) || c.masked != r->masked || c.matched != r->matched ||
+		    c.unframed != r->unframed || c.messages != r->messages || c.phase != r->phase)
+			fail_msg(
+				"cut at %zu: masked %u/%u matched %u/%u unframed %u/%u phase %u/%u\n"
+				"whole: %s\ncut:   %s",
+				cut, c.masked, r->masked, c.matched, r->matched, c.unframed,
+				r->unframed, c.phase, r->phase,
+				show_query((const __u8 *)r->out, strlen(r->out)), c.out);
+	}
+}
+
+/* How many times @needle occurs in @hay. */
+static unsigned int count_of(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static struct fixture fx;
+
+static int setup(void **state)
+{
+	(void)state;
+	fx_build(&fx, LIST, -1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	fx_free(&fx);
+	return 0;
+}
+
+/* A response's fields: response rules apply, request-only rules do not. */
+static void test_directions(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\n"
+				   "Secret-Token: kept\r\n"
+				   "X-Backend-Server: 10.0.0.7\r\n"
+				   "debug-trace: 1\r\n"
+				   "Content-Length: 0\r\n\r\n";
+	static const char req[] = "GET / HTTP/1.1\r\n"
+				  "Secret-Token: gone\r\n"
+				  "X-Backend-Server: kept\r\n"
+				  "debug-trace: 1\r\n\r\n";
+	struct peer p = { 1, 1, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.masked, 2);
+	assert_non_null(strstr(r.out, "Secret-Token: kept"));
+	assert_null(strstr(r.out, "10.0.0.7"));
+	assert_int_equal(r.messages, 1);
+	assert_int_equal(r.unframed, 0);
+	assert_int_equal(r.st.phase, HS_PH_REQ_LEAD);
+	assert_int_equal(r.st.nmsg, 1);
+
+	scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, NULL, &r);
+	assert_int_equal(r.masked, 2);
+	assert_null(strstr(r.out, "gone"));
+	assert_non_null(strstr(r.out, "X-Backend-Server: kept"));
+}
+
+/* The request stream counts its requests and marks the HEADs, in any case
+ * (a client may take "head" for one). */
+static void test_request_heads(void **state)
+{
+	static const char req[] = "HEAD / HTTP/1.1\r\n\r\n"
+				  "GET / HTTP/1.1\r\n\r\n"
+				  "head /x HTTP/1.1\r\n\r\n"
+				  "HEADER / HTTP/1.1\r\n\r\n"
+				  "HEA / HTTP/1.1\r\n\r\n"
+				  "GET / HTTP/1.1\r\nContent-Length: 4\r\n\r\nHEAD";
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, NULL, &r);
+	assert_int_equal(r.messages, 6);
+	assert_int_equal(r.st.nmsg, 6);
+	assert_int_equal(r.st.heads, 0x5);
+}
+
+/* A response to HEAD has no body whatever its Content-Length says: the
+ * next response starts right after its header block, and its fields are
+ * checked. Taken for a GET, that response would be read as body. */
+static void test_head_among_gets(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"
+				   "X-Backend-Server: a\r\n\r\nhello"
+				   "HTTP/1.1 200 OK\r\nContent-Length: 64\r\n"
+				   "X-Backend-Server: b\r\n\r\n"
+				   "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
+				   "X-Backend-Server: c\r\n\r\nok";
+	struct peer head = { 1, 3, 0x2 }, get = { 1, 3, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &head, &r);
+	assert_int_equal(r.masked, 3);
+	assert_int_equal(count_of(r.out, "X-Backend-Server"), 0);
+	assert_int_equal(r.st.nmsg, 3);
+	assert_int_equal(r.st.phase, HS_PH_REQ_LEAD);
+
+	/* What the history says matters: as three GETs, the third response is
+	 * the second one's body. */
+	scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, &get, &r);
+	assert_int_equal(r.masked, 2);
+	assert_int_equal(r.st.phase, HS_PH_BODY);
+}
+
+/* No request history (no hook saw the requests, or a response beyond it):
+ * a response whose body depends on the method is followed line by line to
+ * the end of the connection, so every later field line is checked. */
+static void test_unknown_request(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 19\r\n\r\n"
+				   "x-backend-server: 1"
+				   "HTTP/1.1 200 OK\r\nX-Backend-Server: b\r\n"
+				   "Content-Length: 0\r\n\r\n";
+	struct peer none = { 0, 0, 0 }, behind = { 1, 1, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &none, &r);
+	assert_int_equal(r.unframed, 1);
+	assert_int_equal(count_of(r.out, "X-Backend-Server"), 0);
+	assert_true(r.st.conn & HS_CN_UNTRACKED);
+	assert_true(r.st.conn & HS_CN_RESPONSE);
+
+	/* One request known, two responses: the second is unframed. */
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &behind, &r);
+	assert_int_equal(r.masked, 1); /* the body's line is body */
+	assert_int_equal(r.unframed, 1);
+	assert_non_null(strstr(r.out, "x-backend-server: 1"));
+}
+
+/* 1xx interim responses (not 101) precede the final one and take no
+ * request; 204 and 304 have no body, whatever their Content-Length. */
+static void test_interim_and_bodiless(void **state)
+{
+	static const char resp[] = "HTTP/1.1 100 Continue\r\nX-Backend-Server: a\r\n\r\n"
+				   "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
+				   "HTTP/1.1 204 No Content\r\nContent-Length: 40\r\n"
+				   "X-Backend-Server: b\r\n\r\n"
+				   "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n"
+				   "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n"
+				   "X-Backend-Server: c\r\n\r\n";
+	struct peer p = { 1, 3, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.messages, 5);
+	assert_int_equal(r.masked, 3);
+	assert_int_equal(r.unframed, 0);
+	assert_int_equal(r.st.nmsg, 3);
+	assert_int_equal(r.st.phase, HS_PH_REQ_LEAD);
+}
+
+/* Chunked bodies: chunk data is body; trailer fields are fields. */
+static void test_chunked_trailers(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+				   "15\r\nx-backend-server: 123\r\n"
+				   "0\r\nX-Backend-Server: trailer\r\n\r\n"
+				   "HTTP/1.1 200 OK\r\nX-Backend-Server: next\r\n"
+				   "Content-Length: 0\r\n\r\n";
+	struct peer p = { 1, 2, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.masked, 2);
+	assert_non_null(strstr(r.out, "x-backend-server: 123"));
+	assert_null(strstr(r.out, "trailer"));
+	assert_null(strstr(r.out, "next"));
+	assert_int_equal(r.st.nmsg, 2);
+}
+
+/* Read until close (no length, or a coding that is not chunked) and 101:
+ * nothing after is framed, so every line is checked. */
+static void test_to_close(void **state)
+{
+	static const char *const resp[] = {
+		"HTTP/1.1 200 OK\r\n\r\nbody\nX-Backend-Server: a\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nX-Backend-Server: a\r\n",
+		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nX-Backend-Server: a\r\n",
+	};
+	struct peer p = { 1, 1, 0 };
+	struct result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(resp) / sizeof(resp[0]); i++) {
+		scan_all_cuts(fx.trie, resp[i], HS_DIR_RESPONSE, &p, &r);
+		if (r.masked != 1 || !(r.st.conn & HS_CN_UNTRACKED) || r.unframed)
+			fail_msg("case %zu: masked %u, conn %#x, unframed %u", i, r.masked,
+				 r.st.conn, r.unframed);
+	}
+}
+
+/* An Upgrade field on a response that does not switch (a 200 advertising
+ * h2c) changes nothing: the next response is read as one. */
+static void test_upgrade_field_no_switch(void **state)
+{
+	static const char resp[] =
+		"HTTP/1.1 200 OK\r\nUpgrade: h2c\r\nContent-Length: 2\r\n\r\nok"
+		"HTTP/1.1 200 OK\r\nX-Backend-Server: a\r\nContent-Length: 0\r\n\r\n";
+	struct peer p = { 1, 2, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.masked, 1);
+	assert_false(r.st.conn & HS_CN_UNTRACKED);
+	assert_int_equal(r.st.nmsg, 2);
+}
+
+/* What no client reads as a status line where one should start: the
+ * connection is checked line by line from that line on. */
+static void test_bad_status_lines(void **state)
+{
+	static const char *const bad[] = {
+		"HTTP/1.1 20 OK\r\nX-Backend-Server: a\r\n\r\n",
+		"HTTP/1.1 2000 OK\r\nX-Backend-Server: a\r\n\r\n",
+		"HTTX/1.1 200 OK\r\nX-Backend-Server: a\r\n\r\n",
+		"HTTP/1.1\r\nX-Backend-Server: a\r\n\r\n",
+		"X-Backend-Server: a\r\n\r\n",
+	};
+	struct peer p = { 1, 1, 0 };
+	struct result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		scan_all_cuts(fx.trie, bad[i], HS_DIR_RESPONSE, &p, &r);
+		if (r.masked != 1 || r.desync != 1 || !(r.st.conn & HS_CN_UNTRACKED))
+			fail_msg("case %zu: masked %u, desync %u, conn %#x", i, r.masked, r.desync,
+				 r.st.conn);
+	}
+}
+
+/* The liberal forms a client may take: blanks and empty lines before the
+ * status line, no reason, other blanks between the parts, obs-fold and
+ * blanks before the colon in the fields. */
+static void test_liberal_status_lines(void **state)
+{
+	static const char resp[] = "\r\n HTTP/1.1 200\r\nX-Backend-Server : a\r\n"
+				   "Debug-Id: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n"
+				   "HTTP/1.1\t200\tOK\r\nx-backend-server: b\r\n\r\n";
+	struct peer p = { 1, 2, 0 };
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.messages, 2);
+	assert_int_equal(r.masked, 3);
+	assert_int_equal(r.desync, 0);
+	assert_null(strstr(r.out, "folded"));
+}
+
+/* A drop rule for responses stops the scan where it matched. */
+static void test_response_drop(void **state)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nX-Upstream-Addr: 10.1.2.3\r\n\r\n";
+	static const char req[] = "GET / HTTP/1.1\r\nX-Upstream-Addr: 10.1.2.3\r\n\r\n";
+	struct peer p = { 1, 1, 0 };
+	struct result r;
+
+	(void)state;
+	scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, &p, &r);
+	assert_int_equal(r.phase, HS_PH_DROPPED);
+	scan_dir(fx.trie, req, 0, HS_DIR_REQUEST, NULL, &r);
+	assert_int_equal(r.phase, HS_PH_REQ_LEAD);
+	assert_int_equal(r.matched, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_directions),
+		cmocka_unit_test(test_request_heads),
+		cmocka_unit_test(test_head_among_gets),
+		cmocka_unit_test(test_unknown_request),
+		cmocka_unit_test(test_interim_and_bodiless),
+		cmocka_unit_test(test_chunked_trailers),
+		cmocka_unit_test(test_to_close),
+		cmocka_unit_test(test_upgrade_field_no_switch),
+		cmocka_unit_test(test_bad_status_lines),
+		cmocka_unit_test(test_liberal_status_lines),
+		cmocka_unit_test(test_response_drop),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
