@@ -104,8 +104,11 @@ def masked_form(line):
     return re.fullmatch(rb"y(-(h(d(r(s(t(r(i(p)?)?)?)?)?)?)?)?)?(: x*)?|y-hdrstrip: x*", line) is not None
 
 
-def compare(sent, got, what):
-    """The bytes a client got against the bytes the origin sent."""
+def compare(sent, got, what, cut=None):
+    """The bytes a client got against the bytes the origin sent. With @cut
+    (where the origin split its writes), a benign line whose name the cut
+    falls in may come out masked too: a name that a response rule could
+    still match when its segment ended is rewritten ahead (scan.h)."""
     bad = []
     if len(sent) != len(got):
         bad.append("%s: got %d bytes, the origin sent %d" % (what, len(got), len(sent)))
@@ -119,11 +122,13 @@ def compare(sent, got, what):
                 bad.append("%s: internal line %r arrived as %r" % (what, line, g))
             masked += 1
         elif g != line:
-            bad.append("%s: line %r arrived as %r" % (what, line, g))
+            name_end = pos + len(line.split(b":", 1)[0])
+            if not (cut is not None and pos < cut <= name_end and masked_form(g.rstrip(b"\r"))):
+                bad.append("%s: line %r arrived as %r" % (what, line, g))
         pos += len(line) + 1
-    for n in INTERNAL:
-        if n in got.lower():
-            bad.append("%s: %s reached the client" % (what, n.decode()))
+    for line in got.split(b"\n"):
+        if line.split(b":", 1)[0].strip().lower() in INTERNAL:
+            bad.append("%s: field line %r reached the client" % (what, line))
     if bad:
         print("\n".join(bad))
         sys.exit(1)
@@ -169,7 +174,7 @@ def split(host, port, k):
         if not d:
             break
         got += d
-    n = compare(sent, got, "split at %d" % k)
+    n = compare(sent, got, "split at %d" % k, cut=k)
     print("ok split at %d: %d internal lines masked" % (k, n))
 
 
