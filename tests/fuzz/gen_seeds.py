@@ -15,7 +15,7 @@ import struct
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # scan_check.h: mode bits
-FRESH, UT_PASS, UT_DROP, ON_ERROR_PASS = 0x01, 0x02, 0x04, 0x08
+FRESH, UT_PASS, UT_DROP, ON_ERROR_PASS, RESPONSE = 0x01, 0x02, 0x04, 0x08, 0x80
 
 
 def scan_input(mode, lst, cuts, stream):
@@ -51,6 +51,29 @@ EDGE_STREAMS = [
 ]
 
 
+RESP_LIST = (b"x-internal-auth\nx-backend-server response\nx-powered-by drop response\n"
+             b"x-upstream-* mask both\nserver-timing observe response\n")
+
+# A connection's responses (scan_check.h: its request history is known, every
+# third request a HEAD, unless the stream's length is a multiple of 5).
+RESP_STREAMS = [
+    b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Backend-Server: a\r\n\r\nhello"
+    b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\nX-Upstream-Addr: b\r\n\r\n"
+    b"HTTP/1.1 204 No Content\r\nX-Backend-Server: c\r\n\r\n",
+    b"HTTP/1.1 100 Continue\r\nX-Backend-Server: a\r\n\r\n"
+    b"HTTP/1.1 103 Early Hints\r\nLink: </s>\r\n\r\n"
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    b"5\r\nhello\r\n0\r\nX-Upstream-Status: 1\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nx-backend-server : a\r\n  folded\r\nServer-Timing: db;dur=3\r\n\r\nbody\nX-Backend-Server: b\n",
+    b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nX-Backend-Server: a\r\n",
+    b"HTTP/1.0 200\nX-Powered-By: p\n\n",
+    b"HTTP/1.1 2000 OK\r\nX-Backend-Server: a\r\n\r\n",
+    b"X-Backend-Server: a\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
+    b"HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\nHTTP/1.1 200 OK\rX-Backend-Server: a\r\r\n",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+]
+
+
 def scan_seeds(corpus):
     out = {}
     with open(os.path.join(corpus, "requests.http"), "rb") as f:
@@ -64,13 +87,18 @@ def scan_seeds(corpus):
         stream = b"".join(r + b"\r\n\r\n" for r in reqs[start:start + k])
         lst = internal if i % 2 == 0 else SMALL_LIST
         cuts = [rnd.randrange(1, 256) for _ in range(rnd.randrange(0, 4))]
-        mode = rnd.choice([0, 0, FRESH, ON_ERROR_PASS, FRESH | UT_PASS]) | (i << 4 & 0xf0)
+        mode = rnd.choice([0, 0, FRESH, ON_ERROR_PASS, FRESH | UT_PASS]) | (i << 4 & 0x70)
         out["corpus-%02d" % i] = scan_input(mode, lst, cuts, stream[:6000])
     for i, s in enumerate(EDGE_STREAMS):
         cuts = [(i * 7) % 23 + 1, 3, 1]
         out["edge-%02d" % i] = scan_input((i & 1) * ON_ERROR_PASS, SMALL_LIST, cuts, s)
         out["edge-%02d-fresh" % i] = scan_input(FRESH, SMALL_LIST, [5], s)
+    for i, s in enumerate(RESP_STREAMS):
+        cuts = [(i * 5) % 17 + 1, 2, 7]
+        out["resp-%02d" % i] = scan_input(RESPONSE | (i & 1) * ON_ERROR_PASS, RESP_LIST, cuts, s)
+        out["resp-%02d-fresh" % i] = scan_input(RESPONSE | FRESH, RESP_LIST, [4], s)
     out["default-list"] = bytes([0]) + EDGE_STREAMS[0]
+    out["default-list-resp"] = bytes([RESPONSE]) + RESP_STREAMS[0]
     return out
 
 

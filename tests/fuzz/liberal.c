@@ -18,6 +18,7 @@ int lib_add(struct lib_list *l, const char *name, size_t len, int action)
 	memcpy(r->name, name, r->len);
 	r->name[r->len] = 0;
 	r->action = action;
+	r->off = 0;
 	l->n++;
 	return 0;
 }
@@ -48,13 +49,14 @@ uint32_t lib_match(const struct lib_list *l, const uint8_t *q, size_t n)
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lib_rule *r = &l->rules[i];
 
-		if (!r->prefix && r->len == n && same(l, q, r->name, n))
+		if (!r->off && !r->prefix && r->len == n && same(l, q, r->name, n))
 			return i + 1;
 	}
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lib_rule *r = &l->rules[i];
 
-		if (r->prefix && r->len <= n && r->len >= best_len && same(l, q, r->name, r->len)) {
+		if (!r->off && r->prefix && r->len <= n && r->len >= best_len &&
+		    same(l, q, r->name, r->len)) {
 			best = i + 1;
 			best_len = r->len;
 		}
@@ -83,6 +85,8 @@ int lib_possible(const struct lib_list *l, const uint8_t *q, size_t n)
 	for (size_t i = 0; i < l->n; i++) {
 		const struct lib_rule *r = &l->rules[i];
 
+		if (r->off)
+			continue;
 		if (r->len >= n && same(l, q, r->name, n))
 			return 1;
 		if (r->prefix && r->len <= n && same(l, q, r->name, r->len))

@@ -19,6 +19,9 @@ struct lib_rule {
 	size_t len;
 	int prefix; /* the name ended in '*' */
 	int action; /* enum hs_action: mask, drop or observe */
+	/* For another direction only (a list line's direction word, hdrstrip(8)):
+	 * in this list, it matches nothing. */
+	int off;
 };
 
 struct lib_list {

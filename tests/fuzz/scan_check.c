@@ -37,14 +37,18 @@
 #include "liberal.h"
 #include "scan_check.h"
 
-/* The built-in list: exact, prefix and drop rules, '_' folding, and a name
- * that shares its first bytes with Content-Length. */
+/* The built-in list: exact, prefix and drop rules, '_' folding, a name
+ * that shares its first bytes with Content-Length, and rules for responses
+ * (one of them a name a request rule lists too). */
 static const char default_list[] = "x-internal-auth\n"
 				   "x-a\n"
 				   "X_Secret-*\n"
 				   "x-kill-switch drop\n"
 				   "content-md5\n"
-				   "authorization-internal\n";
+				   "authorization-internal\n"
+				   "x-backend-* response\n"
+				   "x-a drop response\n"
+				   "server-timing both\n";
 static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 
 /* Bytes before the payload: Ethernet, IPv4, TCP headers. */
@@ -97,7 +101,7 @@ struct sc_input {
 /* The compiled list, kept while inputs bring the same list text. */
 static struct {
 	struct hs_trie trie;
-	struct lib_list lib;
+	struct lib_list lib[2]; /* by direction: HS_DIR_REQUEST, HS_DIR_RESPONSE */
 	uint8_t text[65536];
 	size_t text_len;
 	int valid;
@@ -159,12 +163,21 @@ static int compile_list(const uint8_t *text, size_t len)
 	if (hs_list_parse((const char *)text, len, "fuzz", &o, &l, &err))
 		return -1;
 	r = hs_compile(&l, &g_list.trie, NULL, &err);
-	if (!r) {
-		memset(&g_list.lib, 0, sizeof(g_list.lib));
-		g_list.lib.fold_underscore = l.fold_underscore;
-		for (size_t i = 0; i < l.n && !r; i++)
-			r = lib_add(&g_list.lib, l.names[i].orig, strlen(l.names[i].orig),
+	for (int d = 0; d < 2 && !r; d++) {
+		struct lib_list *ll = &g_list.lib[d];
+
+		memset(ll, 0, sizeof(*ll));
+		ll->fold_underscore = l.fold_underscore;
+		for (size_t i = 0; i < l.n && !r; i++) {
+			/* No direction named: requests (hlist.h). */
+			__u8 dirs =
+				l.names[i].directions ? l.names[i].directions : 1 << HS_DIR_REQUEST;
+
+			r = lib_add(ll, l.names[i].orig, strlen(l.names[i].orig),
 				    l.names[i].action);
+			if (!r)
+				ll->rules[i].off = !(dirs & (1 << d));
+		}
 	}
 	hs_list_free(&l);
 	return r ? -1 : 0;
@@ -200,7 +213,7 @@ const struct hs_trie *sc_load(const uint8_t *text, size_t len, const struct lib_
 			      const uint8_t **used, size_t *used_len)
 {
 	load_text(text, len);
-	*lib = &g_list.lib;
+	*lib = &g_list.lib[HS_DIR_REQUEST];
 	*used = g_list.text;
 	*used_len = g_list.text_len;
 	return &g_list.trie;
@@ -235,7 +248,8 @@ static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left
 
 static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, struct cu_err *e)
 {
-	const size_t hdr = SC_HDR + (in->mode >> 4);
+	const size_t hdr = SC_HDR + ((in->mode >> 4) & 7);
+	const int resp = !!(in->mode & SC_MODE_RESPONSE);
 	const int fresh = in->mode & SC_MODE_FRESH;
 	const int untracked = (in->mode >> SC_MODE_UNTRACKED_SHIFT) & 3;
 	const int go_on = in->mode & SC_MODE_ON_ERROR_PASS;
@@ -247,7 +261,7 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 	r->delivered = r->stopped = in->len;
 	r->n_hits = r->n_premask = 0;
 	r->end_phase = -1;
-	hs_stream_init(&st);
+	hs_stream_init_dir(&st, resp);
 	/* A connection first seen mid-way is scanned line by line from its
 	 * first byte under --untracked scan (flow.h). */
 	if (kind == RUN_UNTRACKED || (fresh && (untracked == 0 || untracked == 3)))
@@ -270,6 +284,11 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 		before = cu_sum16(buf, hdr - 20, hdr + n);
 
 		hs_scan_begin(&s, &st, hdr, hdr + n, hdr - 20);
+		if (resp) {
+			s.peer_known = in->len % 5 != 0;
+			s.peer_n = HS_HEADS_WINDOW;
+			s.peer_heads = 0x4924924924924924ULL;
+		}
 		if (go_on)
 			s.opts |= HS_OPT_CONFLICT_GO_ON;
 		while (!done) {
@@ -401,7 +420,7 @@ static size_t g_n_rlines[RUN_KINDS];
 
 static void check_run(const struct sc_input *in, int kind, const struct sc_run *r, struct cu_err *e)
 {
-	const struct lib_list *l = &g_list.lib;
+	const struct lib_list *l = &g_list.lib[!!(in->mode & SC_MODE_RESPONSE)];
 	const struct lib_line *lines = g_rlines[kind];
 	const size_t n_lines = g_n_rlines[kind];
 	const char *rn = run_name[kind];
@@ -634,7 +653,9 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		for (ns = ln->start; ns < ln->end && lib_blank(src[ns]); ns++)
 			;
 		/* The split run rewrote the name ahead as one that may match. */
-		ahead = at && at > ns && lib_possible(&g_list.lib, src + ns, at - ns);
+		ahead = at && at > ns &&
+			lib_possible(&g_list.lib[!!(in->mode & SC_MODE_RESPONSE)], src + ns,
+				     at - ns);
 		if (!memcmp(a->out + ln->start, b->out + ln->start, len)) {
 			/* The same bytes, but maybe masked in the split run all
 			 * the same (a line that was filler already). An empty

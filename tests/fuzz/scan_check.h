@@ -8,11 +8,16 @@
  * Input layout:
  *   byte 0    mode: bit 0 the first segment belongs to a connection with no
  *             state (attached mid-connection); bits 1-2 --untracked (0 or 3
- *             scan, 1 pass, 2 drop); bit 3 --on-error pass; bits 4-7 extra
- *             bytes before the payload (0-15: the checksum's byte parity)
+ *             scan, 1 pass, 2 drop); bit 3 --on-error pass; bits 4-6 extra
+ *             bytes before the payload (0-7: the checksum's byte parity);
+ *             bit 7 the stream is a connection's responses: its request
+ *             history (scan.h, hs_scan.peer_*) known, with every third
+ *             request a HEAD, when the stream's length is not a multiple
+ *             of 5, else not known
  *   then      header list text, up to a NUL byte
  *   then      segment lengths (one byte each, 1-255, repeated), up to a NUL
- *   then      the request stream (at most SC_MAX_STREAM bytes are used)
+ *   then      the request (or response) stream (at most SC_MAX_STREAM bytes
+ *             are used)
  * With fewer than two NUL bytes after byte 0, all of it is the stream and a
  * built-in list and segmentation are used. A list the parser refuses is
  * replaced by the built-in one, so every input scans something.
@@ -28,6 +33,7 @@
 #define SC_MODE_FRESH 0x01
 #define SC_MODE_UNTRACKED_SHIFT 1
 #define SC_MODE_ON_ERROR_PASS 0x08
+#define SC_MODE_RESPONSE 0x80
 
 /* What the scanner read a byte as, by the phase it stepped over the byte
  * in: part of a request line, of a field line (header or trailer block, or
