@@ -586,13 +586,13 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 	       !prev   ? ": new, rates from the next update"
 	       : reset ? ": counters were reset (attached again), rates from the next update"
 		       : "");
-	printf("  %-18s %20s %14s\n", "counter", "total", "per second");
+	printf("  %-25s %20s %14s\n", "counter", "total", "per second");
 	for (size_t k = 0; k < HS_N_COUNTERS; k++) {
 		if (reset)
-			printf("  %-18s %20llu %14s\n", hs_counter_info[k].name,
+			printf("  %-25s %20llu %14s\n", hs_counter_info[k].name,
 			       (unsigned long long)v[k], "-");
 		else
-			printf("  %-18s %20llu %14.1f\n", hs_counter_info[k].name,
+			printf("  %-25s %20llu %14.1f\n", hs_counter_info[k].name,
 			       (unsigned long long)v[k], (double)(v[k] - pv[k]) / dt);
 	}
 	if (!cur->h.names)
@@ -725,7 +725,7 @@ static int do_stats(const struct stats_opts *o)
 		}
 		printf("%s:\n", f[i].d.name);
 		for (size_t k = 0; k < HS_N_COUNTERS; k++)
-			printf("  %-18s %llu\n", hs_counter_info[k].name, (unsigned long long)v[k]);
+			printf("  %-25s %llu\n", hs_counter_info[k].name, (unsigned long long)v[k]);
 		if (o->per_header) {
 			printf(" per header:\n");
 			if (print_hits(&f[i], 0))
