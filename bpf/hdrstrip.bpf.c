@@ -436,6 +436,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		__builtin_memset(&sc->pend, 0, sizeof(sc->pend));
 	}
 	sc->ev.on = cfg->event_rate != 0;
+	sc->ev.dir = (__u8)sc->dir;
 	sc->peer_known = 0;
 	if (sc->dir)
 		peer_lookup(sc);

@@ -201,10 +201,10 @@ static int on_event(void *ctx, void *data, size_t size)
 			printf(",\"netns\":");
 			json_str(src->netns);
 		}
-		printf(",\"hook\":\"%s\",\"family\":%u,\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\","
-		       "\"dport\":%u,\"name\":",
-		       hs_hook_name(ev->hook), ev->key.family, sa, ntohs(ev->key.sport), da,
-		       ntohs(ev->key.dport));
+		printf(",\"hook\":\"%s\",\"direction\":\"%s\",\"family\":%u,\"src\":\"%s\","
+		       "\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"name\":",
+		       hs_hook_name(ev->hook), ev->dir ? "response" : "request", ev->key.family, sa,
+		       ntohs(ev->key.sport), da, ntohs(ev->key.dport));
 		if (listed)
 			json_str(listed);
 		else
@@ -220,10 +220,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	} else {
 		int v6 = ev->key.family == 6;
 
-		printf("%s %s %s %s%s%s:%u -> %s%s%s:%u %s ", when,
+		printf("%s %s %s%s %s%s%s:%u -> %s%s%s:%u %s ", when,
 		       src->cgroup[0] ? src->cgroup : src->dev, hs_hook_name(ev->hook),
-		       v6 ? "[" : "", sa, v6 ? "]" : "", ntohs(ev->key.sport), v6 ? "[" : "", da,
-		       v6 ? "]" : "", ntohs(ev->key.dport), hs_action_name(ev->action));
+		       ev->dir ? " response" : "", v6 ? "[" : "", sa, v6 ? "]" : "",
+		       ntohs(ev->key.sport), v6 ? "[" : "", da, v6 ? "]" : "", ntohs(ev->key.dport),
+		       hs_action_name(ev->action));
 		if (listed)
 			printf("%s", listed);
 		else if (ev->rule)

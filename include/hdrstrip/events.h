@@ -43,8 +43,9 @@ HS_NAME_TABLE(hs_ev_reason_names, HS_EV_REASONS, HS_EVR_MAX);
 #endif
 
 /*
- * One event. The addresses are the packet's (source: the client; in proxy
- * mode the proxy's own socket, destination its upstream). rule is the list
+ * One event. The addresses are the packet's (source: the client, or for a
+ * response the origin; in proxy mode the proxy's own socket, destination
+ * its upstream). rule is the list
  * rule + 1 of the list with that generation; 0 for a policy drop, which
  * has no name.
  */
@@ -59,7 +60,7 @@ struct hs_event {
 	__u8 reason; /* enum hs_ev_reason */
 	__u8 name_len; /* bytes in name */
 	__u8 on; /* the programs' template only: --event-rate is not 0 */
-	__u8 reserved;
+	__u8 dir; /* HS_DIR_REQUEST or HS_DIR_RESPONSE (trie.h) */
 	char name[HS_EVENT_NAME_MAX];
 };
 

@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 
-FIELDS = ("time", "dev", "hook", "family", "src", "sport", "dst", "dport", "name",
+FIELDS = ("time", "dev", "hook", "direction", "family", "src", "sport", "dst", "dport", "name",
           "received", "rule", "generation", "action", "reason")
 
 

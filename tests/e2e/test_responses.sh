@@ -152,6 +152,17 @@ unplace() { # NAME NS DEV HOOK...
 placement "origin side" "$SNS" "$SDEV" xdp tc-egress
 assert_eq "$RESP_UNFRAMED" 0 "origin side: responses_unframed"
 assert_ge "$RESP_SEEN" 40 "origin side: http_responses"
+# Match events say which way each field went: a request's from its client,
+# a response's from the origin's port.
+step "origin side: a request with an internal field" \
+	in_c curl -sS -m 5 -o /dev/null -H "X-Internal-Auth: s" "http://$S4:$PORT_NGX/"
+hs_s events "$SDEV" --json >"$WORK/events.json" || fail "events --json failed"
+step "origin side: one request event, at xdp, from the client" sh -c \
+	"grep '\"direction\":\"request\"' '$WORK/events.json' | $PYTHON '$E2E_DIR/events_check.py' --count 1 --want hook=xdp --want name=x-internal-auth --want src=$C4 --want dport=$PORT_NGX"
+step "origin side: response events, at tc-egress, from the origins' ports" sh -c \
+	"grep '\"direction\":\"response\"' '$WORK/events.json' | $PYTHON '$E2E_DIR/events_check.py' --min 40 --want hook=tc-egress --want action=mask"
+step "origin side: a response event names the origin as its source" \
+	grep -q "\"direction\":\"response\",\"family\":4,\"src\":\"$S4\",\"sport\":$PORT_NGX,\"dst\":\"$C4\"" "$WORK/events.json"
 # The raw origin cuts one response at every offset into two writes.
 len=$(tool length)
 step "origin side: a response cut at each of its $((len - 1)) offsets" tool splitall "$S4" "$PORT_RAW"
