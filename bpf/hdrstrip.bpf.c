@@ -475,13 +475,13 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	}
 	if (r == HS_SEG_POLICY)
 		return HS_VERDICT_DROP;
-	if (sc->w.op & HS_OP_DELETE) {
+	/* (A closed request stream's history stays: its responses may
+	 * follow a FIN. A stream started afresh writes its own at once
+	 * (hs_flow.pub_n); the LRU drops the rest.) */
+	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);
-		if (t->flags & HS_TRIE_F_RESPONSE_RULES)
-			bpf_map_delete_elem(&methods, &pk->key);
-	} else if (f && !sc->dir && (t->flags & HS_TRIE_F_RESPONSE_RULES)) {
+	else if (f && !sc->dir && (t->flags & HS_TRIE_F_RESPONSE_RULES))
 		publish_methods(sc, f);
-	}
 	return HS_VERDICT_PASS;
 }
 

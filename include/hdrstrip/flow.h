@@ -78,13 +78,18 @@ struct hs_ckpt {
 #define HS_FL_NO_START 0x04 /* begun without state, line by line: its start is unknown */
 #define HS_FL_RULE_DROP 0x08 /* a drop rule dropped the segment at drop_seq */
 
+#define HS_PUB_NONE 0xffff /* hs_flow.pub_n: nothing written yet */
+
 struct hs_flow {
 	__u32 next_seq; /* sequence number of the next byte in order */
 	__u32 syn_isn; /* HS_FL_SYN_PENDING: that SYN's sequence number */
 	__u8 ck_next; /* next checkpoint slot to fill */
 	__u8 fl; /* HS_FL_* */
 	/* A request stream: cur.nmsg when its HEAD history was last written
-	 * for its responses (the caller's, hs_peer in maps.h). */
+	 * for its responses (the caller's, hs_peer in maps.h); HS_PUB_NONE
+	 * after hs_flow_init(), so that a stream started afresh (a new
+	 * connection on the tuple, or line by line from here) writes its own
+	 * at once, in place of the last connection's. */
 	__u16 pub_n;
 	/* HS_FL_RULE_DROP: where that segment started, its length and the
 	 * rules it matched (a digest, in order). A segment that starts there
@@ -198,6 +203,7 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked, __u32 d
 {
 	__builtin_memset(f, 0, sizeof(*f));
 	f->next_seq = seq;
+	f->pub_n = HS_PUB_NONE;
 	hs_stream_init_dir(&f->cur, dir);
 	if (untracked) {
 		hs_stream_untrack(&f->cur);

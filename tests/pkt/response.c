@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
 
 #include "pkttest.h"
 #include "stream.h"
@@ -171,6 +173,62 @@ static int play_case(struct th *h, const struct resp_case *c, enum th_hook rq, e
 	return bad;
 }
 
+/*
+ * A connection's request history does not outlive it. The first connection
+ * on a tuple sends two GETs; the next one on the same tuple (its SYN inside
+ * the old request flow: its data is read line by line, so its requests are
+ * not counted) sends a HEAD, whose response's Content-Length is exactly the
+ * length of the response after it. Framed by the old connection's history
+ * (a GET), that next response would be skipped as body, its internal field
+ * with it; the new stream's history (none) must frame nothing: line by line.
+ */
+#define NEXT_HEAD "HTTP/1.1 200 OK\r\n" BACKEND("b") "\r\n"
+static int stale_history(struct th *h, __u16 port)
+{
+	static const char resp[] = "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" NEXT_HEAD;
+	static __u8 got[sizeof(resp)];
+	struct hs_counters before, after;
+	struct hs_flow_key k = { .family = 4 };
+	struct st_conn q, r;
+	int bad = 0;
+
+	_Static_assert(sizeof(NEXT_HEAD) - 1 == 40, "the HEAD's length covers the next head");
+	st_conn_init(&q, h, TH_XDP, port, "stale history");
+	st_conn_init(&r, h, TH_TC, 80, "stale history");
+	r.spec.dport = port;
+	r.spec.reply = 1;
+	r.next = 9000;
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1 ||
+	    st_send_at(&q, q.next, 0, GET GET, strlen(GET GET), NULL) != 1)
+		return 1;
+	q.next += (__u32)strlen(GET GET);
+	/* The response flow is evicted (the request one stays). */
+	k.saddr[0] = htonl(0x0a000002);
+	k.daddr[0] = htonl(0x0a000001);
+	k.sport = htons(80);
+	k.dport = htons(port);
+	if (bpf_map_delete_elem(h->flows_fd, &k)) {
+		fprintf(stderr, "  stale history: no response flow to evict\n");
+		return 1;
+	}
+	q.next += 100000;
+	r.next += 100000;
+	th_counters(h, &before);
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1 ||
+	    st_send_at(&q, q.next, 0, HEAD, strlen(HEAD), NULL) != 1 ||
+	    st_send_at(&r, r.next, 0, resp, strlen(resp), got) != 1)
+		return 1;
+	th_counters(h, &after);
+	if (strstr((const char *)got, "X-Backend-Server")) {
+		fprintf(stderr, "  stale history: the next response's field went through: \"%s\"\n",
+			got);
+		bad++;
+	}
+	bad += st_diff1("stale history", "tc", "responses_unframed",
+			after.responses_unframed - before.responses_unframed, 1);
+	return bad;
+}
+
 int st_responses(struct th *h, unsigned long *plays)
 {
 	static const __u16 port80 = 80;
@@ -201,6 +259,8 @@ int st_responses(struct th *h, unsigned long *plays)
 							port = 20000;
 					}
 	}
+	bad += stale_history(h, port);
+	(*plays)++;
 	h->keep_flows = 0;
 	/* The fixture list back in place for the tests that follow. */
 	bad += th_set_trie(h, 0, pt.fix_trie) != 0;
