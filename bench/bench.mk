@@ -5,11 +5,12 @@
 #   make bench-seed              per request: the seed's approach and its successors, in C
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
 #   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
+#   make bench-responses         a typical response beside the typical request (root)
 #   make bench-profile           where the scan callback's time goes, by source line (root, perf)
 #   make bench-scaling           cost against header-block and list size, plotted (root)
 #   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-e2e \
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-responses bench-e2e \
 	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
@@ -77,6 +78,10 @@ BENCH_DP_ARGS = --obj $(BPF_OBJ) --empty $(BENCH_OUT)/empty.bpf.o \
 bench-dataplane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
 	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what dataplane,memory $(BENCH_ARGS) || \
 		[ $$? -eq 77 ]
+
+# A typical response beside the typical request (BENCHMARKS.md, "Responses").
+bench-responses: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
+	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what responses $(BENCH_ARGS) || [ $$? -eq 77 ]
 
 # Match events: off, the default rate with the ring buffer full or read,
 # and every match an event (BENCHMARKS.md, "Match events").

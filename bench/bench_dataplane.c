@@ -31,8 +31,9 @@
  *     default), and the control packets (SYN, ACK, FIN).
  *
  * Also: --what scaling (cost against header-block size and list size, data
- * files for gnuplot), --what memory (trie and flow-table sizes) and --what
- * events (what match events add, by --event-rate and reader).
+ * files for gnuplot), --what memory (trie and flow-table sizes), --what
+ * events (what match events add, by --event-rate and reader) and --what
+ * responses (a typical response beside the typical request, method B).
  *
  * The dataplane and scaling figures run with match events off (the
  * config's event_rate 0, as --event-rate 0 sets it); --what events
@@ -93,7 +94,7 @@ struct bench {
 	int fd[P_MAX][TH_HOOKS];
 	struct hs_trie *trie; /* the list */
 	char fill[11]; /* its filler name (hs_trie.fill) */
-	struct seg syn, ack, fin;
+	struct seg syn, ack, fin, synack; /* synack: the server's, of a response flow */
 	__u32 next_seq; /* of hdrstrip's tracked connection */
 	int stats_fd;
 	/* options */
@@ -291,12 +292,20 @@ static void set_tcp(struct seg *s, __u32 seq, __u8 flags)
 	th[17] = c;
 }
 
+/* Segments of responses (the connection's other direction) when set. */
+static int g_reply;
+
 static void build_seg(struct seg *s, const char *payload, __u32 len, __u32 off)
 {
 	struct pb_spec spec;
 
 	memset(&spec, 0, sizeof(spec));
 	spec.dport = HTTP_PORT;
+	if (g_reply) {
+		spec.sport = HTTP_PORT;
+		spec.dport = 40000;
+		spec.reply = 1;
+	}
 	s->pkt = xcalloc(1, PB_MAX_PKT);
 	s->len = pb_build(&spec, payload, len, s->pkt, &s->lay);
 	s->off = off;
@@ -304,7 +313,8 @@ static void build_seg(struct seg *s, const char *payload, __u32 len, __u32 off)
 		die("cannot build a packet of %u payload bytes", len);
 }
 
-/* The host scanner's view of a request: its fields and internal names. */
+/* The host scanner's view of a request (or, g_reply, a response whose
+ * request is known): its fields and internal names. */
 static void count_fields(const struct hs_trie *t, struct request *r)
 {
 	__u8 *copy = xcalloc(1, r->len + 8);
@@ -312,8 +322,10 @@ static void count_fields(const struct hs_trie *t, struct request *r)
 	struct hs_scan s;
 
 	memcpy(copy, r->text, r->len);
-	hs_stream_init(&st);
+	hs_stream_init_dir(&st, g_reply ? HS_DIR_RESPONSE : HS_DIR_REQUEST);
 	hs_scan_begin(&s, &st, 0, r->len, 0);
+	s.peer_known = 1;
+	s.peer_n = 1;
 	while (hs_scan_step(&s, t, copy, copy + r->len) != HS_STEP_DONE)
 		;
 	r->fields = s.seen;
@@ -652,6 +664,9 @@ static void setup(struct bench *b)
 	build_seg(&b->syn, "", 0, 0);
 	build_seg(&b->ack, "", 0, 0);
 	build_seg(&b->fin, "", 0, 0);
+	g_reply = 1;
+	build_seg(&b->synack, "", 0, 0);
+	g_reply = 0;
 }
 
 /* ---- the data-plane table ------------------------------------------------ */
@@ -1367,6 +1382,134 @@ static void run_events(struct bench *b)
 
 /* ---- main ---------------------------------------------------------------- */
 
+/* ---- responses (--what responses) --------------------------------------- */
+
+/* A typical response: a status line and 16 fields, two of them internal to
+ * the origin (response rules), no body (Content-Length: 0), so that the
+ * next one follows on the connection. */
+static char *resp_typical(void)
+{
+	struct sbuf b = { 0 };
+
+	sb_add(&b, "HTTP/1.1 200 OK\r\n"
+		   "Date: Wed, 02 Dec 2026 08:00:00 GMT\r\n"
+		   "Content-Type: application/json; charset=utf-8\r\n"
+		   "Content-Length: 0\r\n"
+		   "Connection: keep-alive\r\n"
+		   "Cache-Control: private, max-age=0\r\n"
+		   "ETag: W/\"5f3a-18c9e2b7d41\"\r\n"
+		   "Vary: Accept-Encoding, Origin\r\n"
+		   "Server: nginx\r\n"
+		   "X-Backend-Server: app-17.dc2.internal:8080\r\n"
+		   "Strict-Transport-Security: max-age=63072000\r\n"
+		   "X-Content-Type-Options: nosniff\r\n"
+		   "X-Powered-By: Express\r\n"
+		   "Access-Control-Allow-Origin: https://shop.example.com\r\n"
+		   "X-Request-Id: 2f6c1e0a93b44d519a7e\r\n"
+		   "Set-Cookie: session=8f14e45fceea167a5a36dedd4bea2543; Path=/; Secure\r\n"
+		   "Referrer-Policy: strict-origin-when-cross-origin\r\n"
+		   "\r\n");
+	return b.p;
+}
+
+/*
+ * Method B, established, for the typical request and the typical response
+ * on one list (the corpus list and two response rules): each response's
+ * request is known (the methods map says so before each call, as the
+ * request hook would have), so it is framed as on an origin's host.
+ */
+static void run_responses(struct bench *b)
+{
+	struct hs_trie *t, *old = b->trie;
+	struct request rq, rs;
+	struct hs_flow_key k;
+	struct hs_peer peer;
+	char path[4096];
+	double ns[TH_HOOKS][2][3]; /* request, response: floor, hdrstrip, ratio */
+	double *v = xcalloc((size_t)b->runs * 3, sizeof(double));
+	int mfd = bpf_object__find_map_fd_by_name(b->h.obj, HS_MAP_METHODS);
+
+	if (mfd < 0)
+		die("no methods map");
+	snprintf(path, sizeof(path), "%s/internal-headers.txt", b->corpus);
+	t = compile_file(path, "x-backend-server response\nx-powered-by response\n", NULL);
+	if (th_set_trie(&b->h, 0, t))
+		die("cannot write the trie map");
+	make_request(&rq, "typical", req_typical(1), t);
+	g_reply = 1;
+	make_request(&rs, "response", resp_typical(), t);
+	g_reply = 0;
+	if (rs.internal != 2 || rq.internal != 2)
+		die("the typical request and response match %u and %u fields, not 2 and 2",
+		    rq.internal, rs.internal);
+	/* The methods map's key: the request direction's tuple. */
+	memset(&k, 0, sizeof(k));
+	k.family = 4;
+	k.saddr[0] = htonl(0x0a000001);
+	k.daddr[0] = htonl(0x0a000002);
+	k.sport = htons(40000);
+	k.dport = htons(HTTP_PORT);
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		for (int which = 0; which < 2; which++) {
+			struct request *r = which ? &rs : &rq;
+
+			for (int run = 0; run < b->runs; run++) {
+				double *f = xcalloc((size_t)b->calls, sizeof(double));
+				double *h = xcalloc((size_t)b->calls, sizeof(double));
+				int fd = b->fd[P_HS][hk];
+
+				th_forget_flows(&b->h);
+				set_tcp(which ? &b->synack : &b->syn, ISN, which ? 0x12 : 0x02);
+				run_once(fd, which ? &b->synack : &b->syn);
+				for (int c = 0; c < b->calls; c++) {
+					__u32 seq = ISN + 1 + (__u32)c * r->len;
+
+					if (which) {
+						memset(&peer, 0, sizeof(peer));
+						peer.n = (__u16)(c + 1);
+						if (bpf_map_update_elem(mfd, &k, &peer, BPF_ANY))
+							die("cannot write the methods map");
+					}
+					place_request(r, seq);
+					f[c] = call_once(b->fd[P_FLOOR][hk], &r->seg[0]);
+					h[c] = call_once(fd, &r->seg[0]);
+				}
+				v[run] = median(f, b->calls);
+				v[b->runs + run] = median(h, b->calls);
+				v[2 * b->runs + run] = v[b->runs + run] / v[run];
+				free(f);
+				free(h);
+			}
+			for (int i = 0; i < 3; i++)
+				ns[hk][which][i] = median(v + (size_t)i * b->runs, b->runs);
+		}
+	printf("\nResponses beside requests (method B, established, %d calls x %d runs, median ns\n"
+	       "per message; list: the corpus list and 2 response rules)\n",
+	       b->calls, b->runs);
+	printf("  typical request  %4u bytes, %2u fields, %u internal\n", rq.len, rq.fields,
+	       rq.internal);
+	printf("  typical response %4u bytes, %2u fields, %u internal\n", rs.len, rs.fields,
+	       rs.internal);
+	printf("%-4s %-9s %8s %9s %9s %12s\n", "hook", "message", "floor", "hdrstrip", "hs/floor",
+	       "ns per field");
+	for (int hk = 0; hk < TH_HOOKS; hk++)
+		for (int which = 0; which < 2; which++) {
+			const struct request *r = which ? &rs : &rq;
+
+			printf("%-4s %-9s %8.1f %9.1f %8.2fx %12.1f\n", th_hook_name[hk],
+			       which ? "response" : "request", ns[hk][which][0], ns[hk][which][1],
+			       ns[hk][which][2], ns[hk][which][1] / r->fields);
+			printf("bench: resp_%s_%s_hdrstrip %.1f ns\n", th_hook_name[hk],
+			       which ? "response" : "request", ns[hk][which][1]);
+		}
+	free(v);
+	free_request(&rq);
+	free_request(&rs);
+	if (th_set_trie(&b->h, 0, old))
+		die("cannot write the trie map");
+	free(t);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
@@ -1375,7 +1518,7 @@ static void usage(void)
 		"                       [--repeat N] [--runs N] [--calls N]\n"
 		"\n"
 		"ns per packet of hdrstrip's XDP and TC programs through BPF_PROG_TEST_RUN (root).\n"
-		"  --what LIST   dataplane,scaling,memory,events (default: dataplane,memory)\n"
+		"  --what LIST   dataplane,scaling,memory,events,responses (default: dataplane,memory)\n"
 		"  --lists DIR   names-{10,100,1000}.txt (bench/gen-lists.sh), for scaling and memory\n"
 		"  --out DIR     where scaling writes its .dat files\n"
 		"  --repeat N    method A: iterations per test_run call (default 100000)\n"
@@ -1439,6 +1582,8 @@ int main(int argc, char **argv)
 		run_memory(&b);
 	if (strstr(what, "events"))
 		run_events(&b);
+	if (strstr(what, "responses"))
+		run_responses(&b);
 	th_close(&b.h);
 	bpf_object__close(b.obj[0]);
 	bpf_object__close(b.obj[1]);
