@@ -361,9 +361,21 @@ static __always_inline void held_settle(struct scratch *sc, const struct hs_trie
  */
 static __always_inline void publish_methods(struct scratch *sc, struct hs_flow *f)
 {
+	struct hs_peer *p;
+
 	if (f->pub_n == f->cur.nmsg)
 		return;
 	f->pub_n = f->cur.nmsg;
+	/* In place when the entry is there (an update would take a new LRU
+	 * element each time): the history first, then the count that makes
+	 * it readable, which a reader takes in the other order. */
+	p = bpf_map_lookup_elem(&methods, &sc->pk.key);
+	if (p) {
+		*(volatile __u64 *)&p->heads = f->cur.heads;
+		barrier();
+		*(volatile __u16 *)&p->n = f->cur.nmsg;
+		return;
+	}
 	__builtin_memset(&sc->peer, 0, sizeof(sc->peer));
 	sc->peer.heads = f->cur.heads;
 	sc->peer.n = f->cur.nmsg;
@@ -383,8 +395,11 @@ static __always_inline void peer_lookup(struct scratch *sc)
 	k->family = sc->pk.key.family;
 	p = bpf_map_lookup_elem(&methods, k);
 	sc->peer_known = p != NULL;
-	if (p)
-		sc->peer = *p;
+	if (p) {
+		sc->peer.n = *(volatile __u16 *)&p->n;
+		barrier();
+		sc->peer.heads = *(volatile __u64 *)&p->heads;
+	}
 }
 
 static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *sc,
