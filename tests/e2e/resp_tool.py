@@ -28,7 +28,13 @@ import time
 INTERNAL = (b"x-backend-server", b"x-powered-by", b"x-upstream-addr", b"x-upstream-status")
 
 
+BIG = b"".join(b"%07d the quick brown fox: jumps over the lazy dog\r\n" % i
+               for i in range(20000)) + bytes(range(256)) * 64
+
+
 def body_for(path):
+    if path == "/big":
+        return BIG
     return b"hello from " + path.encode() + b"\n"
 
 
@@ -178,6 +184,19 @@ def split(host, port, k):
     print("ok split at %d: %d internal lines masked" % (k, n))
 
 
+def big(host, port):
+    """A 1 MiB body (text lines, then every byte value) arrives whole."""
+    c = http.client.HTTPConnection(host, port, timeout=20)
+    for _ in range(2):
+        c.request("GET", "/big")
+        r = c.getresponse()
+        body = r.read()
+        if body != BIG:
+            print("/big: %d bytes, %s" % (len(body), "differs" if len(body) == len(BIG) else "short"))
+            sys.exit(1)
+    print("ok /big twice on one connection: %d bytes each, as sent" % len(BIG))
+
+
 def httpclient(host, port):
     c = http.client.HTTPConnection(host, port, timeout=10)
     for method, path in (("GET", "/a"), ("HEAD", "/b"), ("GET", "/chunked"), ("GET", "/benign")):
@@ -205,6 +224,8 @@ def main():
         n = len(response("GET", "/split"))
         for k in range(1, n):
             split(sys.argv[2], int(sys.argv[3]), k)
+    elif cmd == "big":
+        big(sys.argv[2], int(sys.argv[3]))
     elif cmd == "httpclient":
         httpclient(sys.argv[2], int(sys.argv[3]))
     elif cmd == "length":

@@ -123,6 +123,8 @@ placement() { # NAME NS DEV RQ_HOOK RS_HOOK
 			tool pipeline "$(saddr "$fam")" "$PORT_RAW"
 		step "$name IPv$fam: http.client GET, HEAD, chunked, benign" \
 			tool httpclient "$(saddr "$fam")" "$PORT_RAW"
+		step "$name IPv$fam: a 1 MiB body, twice on one connection, arrives as sent" \
+			tool big "$(saddr "$fam")" "$PORT_RAW"
 		node_check "$fam" "$name IPv$fam"
 		curl_check "$fam" "$PORT_NODE_RESP" / "$name IPv$fam node"
 		curl_check "$fam" "$PORT_NGX" / "$name IPv$fam nginx add_header"
