@@ -1425,7 +1425,12 @@ static void run_responses(struct bench *b)
 	struct hs_flow_key k;
 	struct hs_peer peer;
 	char path[4096];
-	double ns[TH_HOOKS][2][3]; /* request, response: floor, hdrstrip, ratio */
+	/* By what: the request with the corpus list alone, the request and the
+	 * response with the response rules added; floor, hdrstrip, ratio. */
+	double ns[TH_HOOKS][3][3];
+	static const char *const what_name[3] = { "request", "request", "response" };
+	static const char *const list_name[3] = { "corpus list", "+ response rules",
+						  "+ response rules" };
 	double *v = xcalloc((size_t)b->runs * 3, sizeof(double));
 	int mfd = bpf_object__find_map_fd_by_name(b->h.obj, HS_MAP_METHODS);
 
@@ -1450,9 +1455,12 @@ static void run_responses(struct bench *b)
 	k.sport = htons(40000);
 	k.dport = htons(HTTP_PORT);
 	for (int hk = 0; hk < TH_HOOKS; hk++)
-		for (int which = 0; which < 2; which++) {
-			struct request *r = which ? &rs : &rq;
+		for (int what = 0; what < 3; what++) {
+			struct request *r = what == 2 ? &rs : &rq;
+			int which = what == 2;
 
+			if (th_set_trie(&b->h, 0, what ? t : old))
+				die("cannot write the trie map");
 			for (int run = 0; run < b->runs; run++) {
 				double *f = xcalloc((size_t)b->calls, sizeof(double));
 				double *h = xcalloc((size_t)b->calls, sizeof(double));
@@ -1481,7 +1489,7 @@ static void run_responses(struct bench *b)
 				free(h);
 			}
 			for (int i = 0; i < 3; i++)
-				ns[hk][which][i] = median(v + (size_t)i * b->runs, b->runs);
+				ns[hk][what][i] = median(v + (size_t)i * b->runs, b->runs);
 		}
 	printf("\nResponses beside requests (method B, established, %d calls x %d runs, median ns\n"
 	       "per message; list: the corpus list and 2 response rules)\n",
@@ -1490,17 +1498,18 @@ static void run_responses(struct bench *b)
 	       rq.internal);
 	printf("  typical response %4u bytes, %2u fields, %u internal\n", rs.len, rs.fields,
 	       rs.internal);
-	printf("%-4s %-9s %8s %9s %9s %12s\n", "hook", "message", "floor", "hdrstrip", "hs/floor",
-	       "ns per field");
+	printf("%-4s %-9s %-17s %8s %9s %9s %12s\n", "hook", "message", "list", "floor",
+	       "hdrstrip", "hs/floor", "ns per field");
 	for (int hk = 0; hk < TH_HOOKS; hk++)
-		for (int which = 0; which < 2; which++) {
-			const struct request *r = which ? &rs : &rq;
+		for (int what = 0; what < 3; what++) {
+			const struct request *r = what == 2 ? &rs : &rq;
 
-			printf("%-4s %-9s %8.1f %9.1f %8.2fx %12.1f\n", th_hook_name[hk],
-			       which ? "response" : "request", ns[hk][which][0], ns[hk][which][1],
-			       ns[hk][which][2], ns[hk][which][1] / r->fields);
-			printf("bench: resp_%s_%s_hdrstrip %.1f ns\n", th_hook_name[hk],
-			       which ? "response" : "request", ns[hk][which][1]);
+			printf("%-4s %-9s %-17s %8.1f %9.1f %8.2fx %12.1f\n", th_hook_name[hk],
+			       what_name[what], list_name[what], ns[hk][what][0], ns[hk][what][1],
+			       ns[hk][what][2], ns[hk][what][1] / r->fields);
+			printf("bench: resp_%s_%s%s_hdrstrip %.1f ns\n", th_hook_name[hk],
+			       what_name[what], what == 1 ? "_with_response_rules" : "",
+			       ns[hk][what][1]);
 		}
 	free(v);
 	free_request(&rq);
