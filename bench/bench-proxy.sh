@@ -227,17 +227,9 @@ end
 EOF
 
 mkdir -p "$WORK/nginx"
-cat >"$WORK/nginx/nginx.conf" <<EOF
-daemon off;
-master_process on;
-worker_processes 1;
-user root root;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log warn;
-events { worker_connections 1024; }
-http {
-	access_log off;
-$(nginx_temp_paths)
+{
+	nginx_conf_head "$WORK/nginx/error.log" warn 1024
+	cat <<EOF
 	keepalive_requests 100000000;
 	keepalive_timeout 60s;
 	server {
@@ -246,10 +238,8 @@ $(nginx_temp_paths)
 	}
 }
 EOF
-ip netns exec "$SNS" nginx -e "$WORK/nginx/error.log" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
-	>"$WORK/nginx.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$ORIGIN_PORT" nginx $!
+} >"$WORK/nginx/nginx.conf"
+nginx_run "$ORIGIN_PORT"
 WORKER=$(pgrep -P "$(cat "$WORK/nginx/nginx.pid")" | head -n 1)
 [ -n "$WORKER" ] || fail "cannot find nginx's worker"
 

@@ -419,6 +419,32 @@ nginx_temp_paths() {
 	done
 }
 
+# nginx_conf_head ERROR_LOG LEVEL CONNECTIONS: the start of an nginx.conf
+# run in the foreground from $WORK/nginx, up to the inside of its http block.
+nginx_conf_head() {
+	cat <<EOF
+daemon off;
+master_process on;
+worker_processes 1;
+user root root;
+pid $WORK/nginx/nginx.pid;
+error_log $1 $2;
+events { worker_connections $3; }
+http {
+	access_log off;
+$(nginx_temp_paths)
+EOF
+}
+
+# nginx_run PORT: nginx with $WORK/nginx/nginx.conf in the server namespace,
+# listening on PORT.
+nginx_run() {
+	ip netns exec "$SNS" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
+		-c "$WORK/nginx/nginx.conf" >"$WORK/nginx.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$1" nginx $!
+}
+
 start_nginx() {
 	require_tools nginx
 	mkdir -p "$WORK/nginx"
@@ -427,17 +453,9 @@ start_nginx() {
 		--log "$WORK/nginx.log" >"$WORK/backend.out.log" 2>&1 &
 	E2E_PIDS+=($!)
 	wait_listen "$SNS" "$PORT_BACKEND" "nginx's backend" $!
-	cat >"$WORK/nginx/nginx.conf" <<EOF
-daemon off;
-master_process on;
-worker_processes 1;
-user root root;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx-error.log info;
-events { worker_connections 256; }
-http {
-	access_log off;
-$(nginx_temp_paths)
+	{
+		nginx_conf_head "$WORK/nginx-error.log" info 256
+		cat <<EOF
 	large_client_header_buffers 4 128k;
 	underscores_in_headers on;
 	client_header_buffer_size 4k;
@@ -454,10 +472,8 @@ $(nginx_temp_paths)
 	}
 }
 EOF
-	ip netns exec "$SNS" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
-		-c "$WORK/nginx/nginx.conf" >"$WORK/nginx.out.log" 2>&1 &
-	E2E_PIDS+=($!)
-	wait_listen "$SNS" "$PORT_NGINX" nginx $!
+	} >"$WORK/nginx/nginx.conf"
+	nginx_run "$PORT_NGINX"
 	log "ok: nginx on :$PORT_NGINX, proxying to the backend on 127.0.0.1:$PORT_BACKEND"
 }
 

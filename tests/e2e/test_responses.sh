@@ -43,17 +43,9 @@ in_s node "$E2E_DIR/servers/resp_origin.js" "$PORT_NODE_RESP" >"$WORK/node.out.l
 E2E_PIDS+=($!)
 wait_listen "$SNS" "$PORT_NODE_RESP" "node origin" $!
 mkdir -p "$WORK/nginx"
-cat >"$WORK/nginx/nginx.conf" <<EOF
-daemon off;
-master_process on;
-worker_processes 1;
-user root root;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx-error.log info;
-events { worker_connections 256; }
-http {
-	access_log off;
-$(nginx_temp_paths)
+{
+	nginx_conf_head "$WORK/nginx-error.log" info 256
+	cat <<EOF
 	server {
 		listen $PORT_NGX;
 		listen [::]:$PORT_NGX;
@@ -66,10 +58,8 @@ $(nginx_temp_paths)
 	}
 }
 EOF
-in_s nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf" \
-	>"$WORK/nginx.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_NGX" nginx $!
+} >"$WORK/nginx/nginx.conf"
+nginx_run "$PORT_NGX"
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX
 
 tool() { in_c "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
