@@ -60,12 +60,19 @@ mkdir -p "$WORK/nginx"
 EOF
 } >"$WORK/nginx/nginx.conf"
 nginx_run "$PORT_NGX"
-PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX
+# Python's http.server, a field added to every response.
+PORT_PYHTTP=8083
+in_s "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT_PYHTTP" \
+	--response-header "X-Backend-Server: py-origin-2.internal" \
+	--response-header "X-Keep: yes" >"$WORK/pyhttp.out.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_listen "$SNS" "$PORT_PYHTTP" "python http.server origin" $!
+PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
 
 tool() { in_c "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
 
 # curl: the header block it received, and the body.
-curl_check() { # FAM PORT PATH WHAT
+curl_check() { # FAM PORT PATH WHAT [BODY_REGEX]
 	local host out
 	host=$(url_host "$1")
 	out=$(in_c curl -sS -g --max-time 10 -D - "http://$host:$2$3") ||
@@ -73,7 +80,7 @@ curl_check() { # FAM PORT PATH WHAT
 	assert_no_match "$out" '^x-backend-server|^x-powered-by|^x-upstream' \
 		"$4: curl got no internal field"
 	assert_match "$out" '^x-keep: yes' "$4: curl got the benign field"
-	assert_match "$out" 'hello' "$4: curl got the body"
+	assert_match "$out" "${5:-hello}" "$4: curl got the body"
 }
 
 # node's http client: headers, 103's fields and trailers it parsed.
@@ -118,6 +125,7 @@ placement() { # NAME NS DEV RQ_HOOK RS_HOOK
 		node_check "$fam" "$name IPv$fam"
 		curl_check "$fam" "$PORT_NODE_RESP" / "$name IPv$fam node"
 		curl_check "$fam" "$PORT_NGX" / "$name IPv$fam nginx add_header"
+		curl_check "$fam" "$PORT_PYHTTP" / "$name IPv$fam python http.server" 'request: GET /' 
 		curl_check "$fam" "$PORT_RAW" /chunked "$name IPv$fam raw chunked"
 	done
 	after=$(counters_of "$ns" "$dev")
@@ -173,6 +181,27 @@ unplace "client side, tc-ingress" "$CNS" "$CDEV" tc-ingress tc-egress
 placement "responses only" "$SNS" "$SDEV" - tc-egress
 assert_ge "$RESP_UNFRAMED" 10 "responses only: responses_unframed"
 unplace "responses only" "$SNS" "$SDEV" tc-egress
+
+# A drop rule for responses: the segment that carries the field is dropped,
+# and so is every copy TCP resends; the client never gets the response.
+printf 'x-powered-by  drop  response\n' >"$WORK/drop.list"
+note_attached "$SNS" "$SDEV"
+step "response drop: attach xdp" hs_s attach "$SDEV" --headers "$WORK/drop.list" --hook xdp \
+	--ports "$PORTS"
+step "response drop: attach tc-egress" hs_s attach "$SDEV" --headers "$WORK/drop.list" \
+	--hook tc-egress --ports "$PORTS"
+before=$(counters_of "$SNS" "$SDEV")
+expect_exit 28 "response drop: curl to nginx times out" \
+	in_c curl -sS -m 3 -o /dev/null "http://$S4:$PORT_NGX/"
+out=$(in_c curl -sS -m 5 -D - "http://$S4:$PORT_PYHTTP/") || fail "response drop: curl failed: $out"
+assert_match "$out" '^x-backend-server: py-origin' \
+	"response drop: a response without the field arrives (this list does not name the others)"
+after=$(counters_of "$SNS" "$SDEV")
+assert_eq $(($(cval "$after" responses_dropped) - $(cval "$before" responses_dropped))) 1 \
+	"response drop: responses_dropped grew by"
+assert_ge $(($(cval "$after" retransmits_dropped) - $(cval "$before" retransmits_dropped))) 1 \
+	"response drop: TCP's resent copies dropped again (retransmits_dropped)"
+unplace "response drop" "$SNS" "$SDEV" tc-egress xdp
 
 # A list without response rules leaves responses alone: they arrive with
 # their internal fields (nothing inspects them).

@@ -79,6 +79,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_name_tag = "python"
     log_path = "/dev/null"
+    extra_headers = []  # --response-header: fields every response carries
 
     def setup(self):
         super().setup()
@@ -99,12 +100,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
                              self.headers.items())
         write_log(self.log_path, report)
         self.send_response(200)
+        for name, value in self.extra_headers:
+            self.send_header(name, value)
         self.send_header("Content-Type", "text/plain")
         self.send_header("Content-Length", str(len(report)))
         self.end_headers()
-        self.wfile.write(report)
+        if self.command != "HEAD":
+            self.wfile.write(report)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_OPTIONS = respond
+    do_GET = do_POST = do_PUT = do_DELETE = do_OPTIONS = do_HEAD = respond
 
     def log_message(self, fmt, *args):
         sys.stderr.write("python origin: " + (fmt % args) + "\n")
@@ -167,8 +171,11 @@ def main():
     ap.add_argument("--bind", default="::")
     ap.add_argument("--log", default="/dev/null")
     ap.add_argument("--server-name", default=None)
+    ap.add_argument("--response-header", action="append", default=[],
+                    help="'Name: value' for every response (http mode)")
     a = ap.parse_args()
     if a.mode == "http":
+        Handler.extra_headers = [tuple(h.split(": ", 1)) for h in a.response_header]
         Handler.log_path = a.log
         Handler.server_name_tag = a.server_name or "python"
         srv = DualStackHTTPServer((a.bind, a.port), Handler)
