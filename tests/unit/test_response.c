@@ -279,6 +279,24 @@ static void test_chunked_trailers(void **state)
 	assert_int_equal(r.st.nmsg, 2);
 }
 
+/* Each of @cases (a response whose one internal field comes after where
+ * framing ends) must leave the connection line by line with that field
+ * masked, and count @desync places where no status line was (and no
+ * unframed response). */
+static void expect_line_by_line(const char *const *cases, size_t n, unsigned int desync)
+{
+	struct peer p = { 1, 1, 0 };
+	struct result r;
+
+	for (size_t i = 0; i < n; i++) {
+		scan_all_cuts(fx.trie, cases[i], HS_DIR_RESPONSE, &p, &r);
+		if (r.masked != 1 || r.desync != desync || r.unframed ||
+		    !(r.st.conn & HS_CN_UNTRACKED))
+			fail_msg("case %zu: masked %u, desync %u, unframed %u, conn %#x", i,
+				 r.masked, r.desync, r.unframed, r.st.conn);
+	}
+}
+
 /* Read until close (no length, or a coding that is not chunked) and 101:
  * nothing after is framed, so every line is checked. */
 static void test_to_close(void **state)
@@ -288,16 +306,8 @@ static void test_to_close(void **state)
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\nX-Backend-Server: a\r\n",
 		"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\nX-Backend-Server: a\r\n",
 	};
-	struct peer p = { 1, 1, 0 };
-	struct result r;
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(resp) / sizeof(resp[0]); i++) {
-		scan_all_cuts(fx.trie, resp[i], HS_DIR_RESPONSE, &p, &r);
-		if (r.masked != 1 || !(r.st.conn & HS_CN_UNTRACKED) || r.unframed)
-			fail_msg("case %zu: masked %u, conn %#x, unframed %u", i, r.masked,
-				 r.st.conn, r.unframed);
-	}
+	expect_line_by_line(resp, sizeof(resp) / sizeof(resp[0]), 0);
 }
 
 /* An Upgrade field on a response that does not switch (a 200 advertising
@@ -328,16 +338,8 @@ static void test_bad_status_lines(void **state)
 		"HTTP/1.1\r\nX-Backend-Server: a\r\n\r\n",
 		"X-Backend-Server: a\r\n\r\n",
 	};
-	struct peer p = { 1, 1, 0 };
-	struct result r;
-
 	(void)state;
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		scan_all_cuts(fx.trie, bad[i], HS_DIR_RESPONSE, &p, &r);
-		if (r.masked != 1 || r.desync != 1 || !(r.st.conn & HS_CN_UNTRACKED))
-			fail_msg("case %zu: masked %u, desync %u, conn %#x", i, r.masked, r.desync,
-				 r.st.conn);
-	}
+	expect_line_by_line(bad, sizeof(bad) / sizeof(bad[0]), 1);
 }
 
 /* The liberal forms a client may take: blanks and empty lines before the
