@@ -416,6 +416,9 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	pk = &sc->pk;
 	len = sc->s_len;
 	f = bpf_map_lookup_elem(&flows, &pk->key);
+	/* Between two inspected ports: the direction its handshake gave it. */
+	if (f && sc->dir == HS_DIR_EITHER)
+		sc->dir = hs_stream_dir(&f->cur);
 	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
 	if (!f && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
@@ -453,7 +456,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	sc->ev.on = cfg->event_rate != 0;
 	sc->ev.dir = (__u8)sc->dir;
 	sc->peer_known = 0;
-	if (sc->dir)
+	if (sc->dir == HS_DIR_RESPONSE)
 		peer_lookup(sc);
 	if (f && r == HS_SEG_SCAN) {
 		sc->p_r = r;
@@ -495,7 +498,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	 * (hs_flow.pub_n); the LRU drops the rest.) */
 	if (sc->w.op & HS_OP_DELETE)
 		bpf_map_delete_elem(&flows, &pk->key);
-	else if (f && !sc->dir && (t->flags & HS_TRIE_F_RESPONSE_RULES))
+	else if (f && sc->dir == HS_DIR_REQUEST && (t->flags & HS_TRIE_F_RESPONSE_RULES))
 		publish_methods(sc, f);
 	return HS_VERDICT_PASS;
 }
@@ -682,18 +685,34 @@ static __always_inline int responses_on(struct hs_config *cfg)
 /*
  * Which way the packet in sc->pk goes, into sc->dir: 0 for one to inspect
  * (to an inspected port: a request; or, when the list has rules for
- * responses, from one: a response), 1 for one to pass. (A function of its
- * own: the entry program's stack is part of the scan loop's, which has
- * none to spare.)
+ * responses, from one: a response), 1 for one to pass. Between two
+ * inspected ports (a client may bind its port to one), the handshake
+ * decides: a SYN starts requests, a SYN-ACK responses, and the flow keeps
+ * its direction; a segment of a connection whose handshake was not seen
+ * may be either (HS_DIR_EITHER: line by line, both directions' rules).
+ * (A function of its own: the entry program's stack is part of the scan
+ * loop's, which has none to spare.)
  */
 static __attribute__((noinline)) int packet_dir(struct scratch *sc, struct hs_config *cfg)
 {
+	int to, from;
+
 	if (!sc || !cfg)
 		return 1;
 	sc->dir = HS_DIR_REQUEST;
-	if (port_inspected(cfg, sc->pk.dport))
+	to = port_inspected(cfg, sc->pk.dport);
+	from = port_inspected(cfg, sc->pk.sport) && responses_on(cfg);
+	if (to && from) {
+		__u8 syn = sc->pk.tcp_flags & (HS_TCP_SYN | HS_TCP_ACK);
+
+		sc->dir = syn == HS_TCP_SYN		     ? HS_DIR_REQUEST
+			  : syn == (HS_TCP_SYN | HS_TCP_ACK) ? HS_DIR_RESPONSE
+							     : HS_DIR_EITHER;
 		return 0;
-	if (!port_inspected(cfg, sc->pk.sport) || !responses_on(cfg))
+	}
+	if (to)
+		return 0;
+	if (!from)
 		return 1;
 	sc->dir = HS_DIR_RESPONSE;
 	return 0;
@@ -813,7 +832,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		cnt->retransmits_dropped++;
 	} else {
 		cnt->packets_dropped++;
-		cnt->responses_dropped += sc->why == HS_EVR_RULE && sc->dir;
+		cnt->responses_dropped += sc->why == HS_EVR_RULE && sc->dir == HS_DIR_RESPONSE;
 	}
 	if (sc->why != HS_EVR_RULE)
 		event_drop(&sc->ev, &sc->pk.key, HS_ACT_DROP, (__u8)sc->why);

@@ -82,6 +82,22 @@ static __u16 first_for(const struct hs_name *const *sorted, __u32 lo, __u32 hi,
  * the rule + 1 that covers its name in each direction: its own for d,
  * else its parent's.
  */
+/* How much a rule's action keeps from a reader: drop, then mask, then
+ * observe. */
+static int action_rank(__u8 a)
+{
+	return a == HS_ACT_DROP ? 2 : a == HS_ACT_MASK ? 1 : 0;
+}
+
+/* Of rules @a and @b (rule + 1, 0: none), the one a stream of either
+ * direction applies: the stronger action; @a on a tie (HS_DIR_EITHER). */
+static __u16 stronger(const struct hs_trie *t, __u16 a, __u16 b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	return action_rank(t->rules[b - 1].action) > action_rank(t->rules[a - 1].action) ? b : a;
+}
+
 static void set_dir_rules(struct hs_trie *t, const struct hs_list *l,
 			  const struct hs_name *const *sorted, __u32 n)
 {
@@ -128,13 +144,18 @@ static void set_dir_rules(struct hs_trie *t, const struct hs_list *l,
 			}
 		}
 	}
-	for (i = 0; i < n; i++)
-		for (int d = 0; d < 2; d++) {
-			__u16 v = t->rules[i].dir_rule[d];
+	for (i = 0; i < n; i++) {
+		struct hs_rule *r = &t->rules[i];
+
+		r->dir_rule[HS_DIR_EITHER] =
+			stronger(t, r->dir_rule[HS_DIR_REQUEST], r->dir_rule[HS_DIR_RESPONSE]);
+		for (int d = 0; d < HS_DIRS; d++) {
+			__u16 v = r->dir_rule[d];
 
 			if (v && t->rules[v - 1].action != HS_ACT_OBSERVE)
-				t->rules[i].flags |= HS_RULE_F_ENFORCE(d);
+				r->flags |= HS_RULE_F_ENFORCE(d);
 		}
+	}
 }
 
 /*
@@ -283,7 +304,7 @@ static int set_summaries(struct hs_trie *t)
 		}
 		n->name_lens = lens;
 		n->last_syms = last;
-		for (int d = 0; d < 2; d++)
+		for (int d = 0; d < HS_DIRS; d++)
 			if (enforces(t, n->end_rule, d) || enforces(t, n->pfx_in, d) ||
 			    enforces(t, n->pfx_out, d) || children_enforce(t, n, d))
 				t->enforce[d][i >> 6] |= 1ULL << (i & 63);
@@ -522,7 +543,7 @@ int hs_trie_validate(const struct hs_trie *t, struct hs_err *err)
 				 i);
 			return -EINVAL;
 		}
-		for (int d = 0; d < 2; d++)
+		for (int d = 0; d < HS_DIRS; d++)
 			if (r->dir_rule[d] > t->n_rules) {
 				snprintf(
 					err->msg, sizeof(err->msg),

@@ -170,6 +170,12 @@ static void print_raw(const char *s, size_t len)
 	}
 }
 
+/* The event's direction, as JSON says it. */
+static const char *event_dir(const struct hs_event *ev)
+{
+	return ev->dir == HS_DIR_RESPONSE ? "response" : ev->dir ? "either" : "request";
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct ev_source *src = ctx;
@@ -203,7 +209,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		}
 		printf(",\"hook\":\"%s\",\"direction\":\"%s\",\"family\":%u,\"src\":\"%s\","
 		       "\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"name\":",
-		       hs_hook_name(ev->hook), ev->dir ? "response" : "request", ev->key.family, sa,
+		       hs_hook_name(ev->hook), event_dir(ev), ev->key.family, sa,
 		       ntohs(ev->key.sport), da, ntohs(ev->key.dport));
 		if (listed)
 			json_str(listed);
@@ -222,9 +228,11 @@ static int on_event(void *ctx, void *data, size_t size)
 
 		printf("%s %s %s%s %s%s%s:%u -> %s%s%s:%u %s ", when,
 		       src->cgroup[0] ? src->cgroup : src->dev, hs_hook_name(ev->hook),
-		       ev->dir ? " response" : "", v6 ? "[" : "", sa, v6 ? "]" : "",
-		       ntohs(ev->key.sport), v6 ? "[" : "", da, v6 ? "]" : "", ntohs(ev->key.dport),
-		       hs_action_name(ev->action));
+		       ev->dir == HS_DIR_RESPONSE ? " response"
+		       : ev->dir		  ? " either"
+						  : "",
+		       v6 ? "[" : "", sa, v6 ? "]" : "", ntohs(ev->key.sport), v6 ? "[" : "", da,
+		       v6 ? "]" : "", ntohs(ev->key.dport), hs_action_name(ev->action));
 		if (listed)
 			printf("%s", listed);
 		else if (ev->rule)

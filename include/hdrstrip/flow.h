@@ -218,7 +218,7 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked, __u32 d
  */
 HS_INLINE int hs_seg_untracked(struct hs_segwork *w)
 {
-	w->from.conn = w->dir ? HS_CN_RESPONSE : 0;
+	hs_stream_init_dir(&w->from, w->dir);
 	hs_stream_untrack(&w->from);
 	w->pos = w->seq;
 	w->off = 0;

@@ -126,6 +126,9 @@ enum hs_phase {
 #define HS_CN_UNTRACKED 0x02 /* line by line, no framing (see above) */
 #define HS_CN_BAD_FRAMING 0x04 /* the current request's framing is ambiguous */
 #define HS_CN_RESPONSE 0x08 /* a stream of responses (see below) */
+/* A stream whose direction is not known (line by line, no framing): the
+ * rules of both directions apply (HS_DIR_EITHER). */
+#define HS_CN_EITHER 0x10
 
 /*
  * Responses: the same field lines, read the same way, after a status line
@@ -321,29 +324,51 @@ HS_INLINE void hs_stream_init(struct hs_stream *st)
 	st->phase = HS_PH_REQ_LEAD;
 }
 
-/* The state of a response stream before its first byte. */
+/* The state of a stream of direction @dir (HS_DIR_*) before its first
+ * byte; one of HS_DIR_EITHER is read line by line from it. */
 HS_INLINE void hs_stream_init_dir(struct hs_stream *st, __u32 dir)
 {
 	hs_stream_init(st);
-	if (dir)
+	if (dir == HS_DIR_RESPONSE)
 		st->conn = HS_CN_RESPONSE;
+	if (dir == HS_DIR_EITHER) {
+		st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED | HS_CN_EITHER;
+		st->phase = HS_PH_LINE_START;
+	}
 }
 
 /* Untracked mode from the next line on: no framing, every line checked.
- * A response stream stays one. */
+ * A stream keeps its direction. */
 HS_INLINE void hs_stream_untrack(struct hs_stream *st)
 {
-	__u8 resp = st->conn & HS_CN_RESPONSE;
+	__u8 dir = st->conn & (HS_CN_RESPONSE | HS_CN_EITHER);
 
 	hs_stream_init(st);
-	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED | resp;
+	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED | dir;
 	st->phase = HS_PH_LINE_START;
 }
 
-/* The direction of the stream @st scans: HS_DIR_REQUEST or HS_DIR_RESPONSE. */
+/* The direction of the stream @st scans: HS_DIR_REQUEST, HS_DIR_RESPONSE
+ * or HS_DIR_EITHER. */
 HS_INLINE __u32 hs_stream_dir(const struct hs_stream *st)
 {
-	return (st->conn & HS_CN_RESPONSE) ? HS_DIR_RESPONSE : HS_DIR_REQUEST;
+	return (st->conn & HS_CN_EITHER)     ? HS_DIR_EITHER
+	       : (st->conn & HS_CN_RESPONSE) ? HS_DIR_RESPONSE
+					     : HS_DIR_REQUEST;
+}
+
+/* The list rule + 1 (0: none) that applies in the stream @st to a name the
+ * trie resolved to @v (trie.h, HS_DIR_EITHER for a stream of either). */
+HS_INLINE __u32 hs_stream_rule(const struct hs_trie *t, __u32 v, const struct hs_stream *st)
+{
+	return hs_dir_rule(t, v, hs_stream_dir(st));
+}
+
+/* May a rule that masks or drops in the stream @st still match a name
+ * whose walk is in trie state @s? */
+HS_INLINE int hs_stream_may_enforce(const struct hs_trie *t, __u32 s, const struct hs_stream *st)
+{
+	return hs_trie_may_enforce(t, s, hs_stream_dir(st));
 }
 
 /*
@@ -496,9 +521,9 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 	if (!(s->st.flags & HS_SF_PREMASKED) &&
 	    ((s->opts & HS_OPT_OBSERVE) ||
 	     ((s->st.flags & HS_SF_IN_JUNK)
-		      ? !hs_rule_enforced(t, hs_dir_rule(t, hs_trie_result(t, s->st.saved),
-							 hs_stream_dir(&s->st)))
-		      : !hs_trie_may_enforce(t, s->st.tstate, hs_stream_dir(&s->st)))))
+		      ? !hs_rule_enforced(t,
+					  hs_stream_rule(t, hs_trie_result(t, s->st.saved), &s->st))
+		      : !hs_stream_may_enforce(t, s->st.tstate, &s->st))))
 		return HS_STEP_DONE;
 	s->resume = pos;
 	s->st.phase = HS_PH_PREMASK;

@@ -225,9 +225,9 @@ HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __
 /* The name ended at a colon at @pos: look the verdict up and act on it. */
 HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
-	__u32 v = hs_dir_rule(
+	__u32 v = hs_stream_rule(
 		t, hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate),
-		hs_stream_dir(&s->st));
+		&s->st);
 	__u8 fc = s->st.fcand;
 	int r = HS_STEP_MORE;
 
@@ -261,9 +261,9 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
  */
 HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
-	__u32 v = hs_dir_rule(
+	__u32 v = hs_stream_rule(
 		t, hs_trie_result(t, (s->st.flags & HS_SF_IN_JUNK) ? s->st.saved : s->st.tstate),
-		hs_stream_dir(&s->st));
+		&s->st);
 	int r = HS_STEP_MORE;
 
 	s->st.flags &= ~HS_SF_PREV_MASKED;

@@ -52,6 +52,7 @@
 #define HS_RULE_F_ENFORCE(d) (0x8u << (d))
 #define HS_RULE_F_ENFORCE_REQUEST 0x8
 #define HS_RULE_F_ENFORCE_RESPONSE 0x10
+#define HS_RULE_F_ENFORCE_EITHER 0x20
 
 /*
  * Directions of a message: an index of hs_rule.dir_rule[]. A list line may
@@ -60,6 +61,12 @@
  */
 #define HS_DIR_REQUEST 0
 #define HS_DIR_RESPONSE 1
+/* A stream that may be either (a segment between two inspected ports, of a
+ * connection whose handshake was not seen; read line by line): the
+ * stronger of the two directions' rules applies (drop, then mask, then
+ * observe; the request's on a tie). Not a list word. */
+#define HS_DIR_EITHER 2
+#define HS_DIRS 3
 
 /*
  * X(ID, name): the directions a rule applies to, a set of bits
@@ -150,7 +157,8 @@ struct hs_rule {
 	 * for d that covers the name. So a response-only exact rule under a
 	 * request prefix rule does not hide the prefix rule from requests.
 	 */
-	__u16 dir_rule[2];
+	__u16 dir_rule[HS_DIRS];
+	__u16 reserved;
 };
 
 struct hs_node {
@@ -213,10 +221,10 @@ struct hs_trie {
 	 * buffer's end is rewritten ahead only then: one that can only be
 	 * observed, or that only the other direction's rules list, is left as
 	 * it is (scan.h). */
-	__u64 enforce[2][HS_ENFORCE_WORDS];
+	__u64 enforce[HS_DIRS][HS_ENFORCE_WORDS];
 };
 
-_Static_assert(sizeof(struct hs_rule) == 8, "hs_rule layout");
+_Static_assert(sizeof(struct hs_rule) == 12, "hs_rule layout");
 _Static_assert(sizeof(struct hs_node) == 32, "hs_node layout");
 _Static_assert(__builtin_offsetof(struct hs_node, name_lens) == 8, "hs_node layout");
 _Static_assert(__builtin_offsetof(struct hs_node, first_child) == 16, "hs_node layout");
@@ -243,7 +251,7 @@ HS_INLINE int hs_rule_observes(const struct hs_trie *t, __u32 v)
  * trie resolved to @v (rule + 1, or 0). */
 HS_INLINE __u32 hs_dir_rule(const struct hs_trie *t, __u32 v, __u32 dir)
 {
-	return v ? t->rules[(v - 1) & (HS_MAX_NAMES - 1)].dir_rule[dir & 1] : 0;
+	return v ? t->rules[(v - 1) & (HS_MAX_NAMES - 1)].dir_rule[dir > 1 ? 2 : dir] : 0;
 }
 
 /* May a rule that masks or drops in direction @dir still match a name
@@ -252,7 +260,7 @@ HS_INLINE int hs_trie_may_enforce(const struct hs_trie *t, __u32 s, __u32 dir)
 {
 	__u32 idx = s & 0xffff;
 
-	dir &= 1;
+	dir = dir > 1 ? 2 : dir;
 	if (s == HS_TRIE_DEAD)
 		return 0;
 	if (s & HS_TRIE_STICKY)

@@ -355,7 +355,8 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 
 		resp |= g_dirs[i] & (1 << HS_DIR_RESPONSE);
 		if ((g_trie.rules[i].flags &
-		     ~(HS_RULE_F_ENFORCE_REQUEST | HS_RULE_F_ENFORCE_RESPONSE)) != want)
+		     ~(HS_RULE_F_ENFORCE_REQUEST | HS_RULE_F_ENFORCE_RESPONSE |
+		       HS_RULE_F_ENFORCE_EITHER)) != want)
 			failf(&e, "rule %zu has flags %#x, the text says prefix %d, directions %d",
 			      i, g_trie.rules[i].flags, l.names[i].prefix, g_dirs[i]);
 	}

@@ -229,6 +229,58 @@ static int stale_history(struct th *h, __u16 port)
 	return bad;
 }
 
+/*
+ * Between two inspected ports (a client that bound its port to one), the
+ * handshake decides which way a connection's segments go: requests after
+ * the SYN, responses after the SYN-ACK, each with its own rules. A segment
+ * whose handshake was not seen may be either: both directions' rules.
+ */
+static int both_ports(struct th *h)
+{
+	static const __u16 ports[] = { 80, 8080 };
+	static const char req[] =
+		"GET / HTTP/1.1\r\nSecret-Token: s\r\nX-Backend-Server: q\r\n\r\n";
+	static const char resp[] =
+		"HTTP/1.1 204 No Content\r\nSecret-Token: k\r\nX-Backend-Server: z\r\n\r\n";
+	static __u8 got[sizeof(req) + sizeof(resp)];
+	struct st_conn q, r;
+	int bad = 0;
+
+	if (th_config(h, 0, HS_POLICY_DROP, ports, 2))
+		return 1;
+	st_conn_init(&q, h, TH_XDP, 8080, "both ports inspected");
+	st_conn_init(&r, h, TH_TC, 80, "both ports inspected");
+	r.spec.dport = 8080;
+	r.spec.reply = 1;
+	r.next = 5000;
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1 ||
+	    st_send_at(&q, q.next, 0, req, strlen(req), got) != 1)
+		return 1;
+	bad += !strstr((const char *)got, "X-Backend-Server: q") ||
+	       strstr((const char *)got, "Secret-Token");
+	if (st_send_at(&r, r.next, 0, resp, strlen(resp), got) != 1)
+		return bad + 1;
+	bad += !strstr((const char *)got, "Secret-Token: k") ||
+	       strstr((const char *)got, "X-Backend-Server");
+	if (bad)
+		fprintf(stderr, "  both ports inspected: the handshake's direction was not kept\n");
+	/* No handshake seen: either way, every rule. */
+	th_forget_flows(h);
+	q.next += 1000;
+	r.next += 1000;
+	if (st_send_at(&q, q.next, 0, req, strlen(req), got) != 1 ||
+	    strstr((const char *)got, "Secret-Token") || strstr((const char *)got, "X-Backend")) {
+		fprintf(stderr, "  both ports, no state: a request kept an internal field\n");
+		bad++;
+	}
+	if (st_send_at(&r, r.next, 0, resp, strlen(resp), got) != 1 ||
+	    strstr((const char *)got, "Secret-Token") || strstr((const char *)got, "X-Backend")) {
+		fprintf(stderr, "  both ports, no state: a response kept an internal field\n");
+		bad++;
+	}
+	return bad;
+}
+
 int st_responses(struct th *h, unsigned long *plays)
 {
 	static const __u16 port80 = 80;
@@ -261,8 +313,12 @@ int st_responses(struct th *h, unsigned long *plays)
 	}
 	bad += stale_history(h, port);
 	(*plays)++;
+	bad += both_ports(h);
+	(*plays)++;
 	h->keep_flows = 0;
-	/* The fixture list back in place for the tests that follow. */
+	/* The fixture list and port 80 back in place for the tests that
+	 * follow. */
+	bad += th_config(h, 0, HS_POLICY_DROP, &port80, 1) != 0;
 	bad += th_set_trie(h, 0, pt.fix_trie) != 0;
 	free(t);
 	return bad;

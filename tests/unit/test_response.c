@@ -377,6 +377,25 @@ static void test_response_drop(void **state)
 	assert_int_equal(r.matched, 0);
 }
 
+/* A stream that may be either direction (a segment between two inspected
+ * ports whose handshake was not seen) is read line by line with both
+ * directions' rules. */
+static void test_either_stream(void **state)
+{
+	static const char text[] = "HTTP/1.1 200 OK\r\nSecret-Token: s\r\nX-Backend-Server: a\r\n"
+				   "\r\nGET / HTTP/1.1\r\nsecret-token: t\r\nAccept: */*\r\n\r\n";
+	struct result r;
+
+	(void)state;
+	scan_all_cuts(fx.trie, text, HS_DIR_EITHER, NULL, &r);
+	assert_int_equal(r.masked, 3);
+	assert_null(strstr(r.out, "Secret-Token"));
+	assert_null(strstr(r.out, "secret-token"));
+	assert_null(strstr(r.out, "X-Backend-Server"));
+	assert_non_null(strstr(r.out, "Accept: */*"));
+	assert_true(r.st.conn & HS_CN_UNTRACKED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_bad_status_lines),
 		cmocka_unit_test(test_liberal_status_lines),
 		cmocka_unit_test(test_response_drop),
+		cmocka_unit_test(test_either_stream),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -109,14 +109,17 @@ static void test_header_and_rules(void **state)
 	 * applies to requests, itself, and to responses not at all. */
 	assert_int_equal(fx.trie->flags & HS_TRIE_F_RESPONSE_RULES, 0);
 	assert_int_equal(fx.trie->rules[0].action, HS_ACT_MASK);
-	assert_int_equal(fx.trie->rules[0].flags, HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
+	assert_int_equal(fx.trie->rules[0].flags,
+			 HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST | HS_RULE_F_ENFORCE_EITHER);
 	assert_int_equal(fx.trie->rules[0].hit_slot, 0);
 	assert_int_equal(fx.trie->rules[1].action, HS_ACT_DROP);
-	assert_int_equal(fx.trie->rules[1].flags,
-			 HS_RULE_F_PREFIX | HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
+	assert_int_equal(fx.trie->rules[1].flags, HS_RULE_F_PREFIX | HS_RULE_F_REQUEST |
+							  HS_RULE_F_ENFORCE_REQUEST |
+							  HS_RULE_F_ENFORCE_EITHER);
 	assert_int_equal(fx.trie->rules[1].hit_slot, 1);
 	assert_int_equal(fx.trie->rules[2].action, HS_ACT_DROP);
-	assert_int_equal(fx.trie->rules[2].flags, HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
+	assert_int_equal(fx.trie->rules[2].flags,
+			 HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST | HS_RULE_F_ENFORCE_EITHER);
 	assert_int_equal(fx.trie->rules[2].hit_slot, 2);
 	for (__u32 i = 0; i < 3; i++) {
 		assert_int_equal(fx.trie->rules[i].dir_rule[HS_DIR_REQUEST], i + 1);
@@ -855,12 +858,14 @@ static void test_direction_rules(void **state)
 	 * hide the prefix rule from requests. */
 	fx_build(&fx, "x-internal-*\nx-internal-id response\n", -1);
 	assert_int_equal(fx.trie->flags & HS_TRIE_F_RESPONSE_RULES, HS_TRIE_F_RESPONSE_RULES);
-	assert_int_equal(fx.trie->rules[0].flags,
-			 HS_RULE_F_PREFIX | HS_RULE_F_REQUEST | HS_RULE_F_ENFORCE_REQUEST);
+	assert_int_equal(fx.trie->rules[0].flags, HS_RULE_F_PREFIX | HS_RULE_F_REQUEST |
+							  HS_RULE_F_ENFORCE_REQUEST |
+							  HS_RULE_F_ENFORCE_EITHER);
 	/* The exact rule is the trie's answer in both directions: in
 	 * requests it stands for the prefix rule, which masks. */
 	assert_int_equal(fx.trie->rules[1].flags, HS_RULE_F_RESPONSE | HS_RULE_F_ENFORCE_REQUEST |
-							  HS_RULE_F_ENFORCE_RESPONSE);
+							  HS_RULE_F_ENFORCE_RESPONSE |
+							  HS_RULE_F_ENFORCE_EITHER);
 	expect_dirs(&fx, "x-internal-id", 1, 2);
 	expect_dirs(&fx, "X-Internal-ID", 1, 2);
 	expect_dirs(&fx, "x-internal-i", 1, 0);
@@ -1013,6 +1018,42 @@ static void test_direction_may_enforce(void **state)
 	assert_true(may_enforce_after(&fx, "x-ab", RESP));
 	assert_true(may_enforce_after(&fx, "x-abd", RESP));
 	assert_false(may_enforce_after(&fx, "x-abd", REQ));
+	fx_free(&fx);
+}
+
+/* A stream that may be either direction (HS_DIR_EITHER) gets the
+ * stronger of the two directions' rules: drop, then mask, then observe;
+ * the request's on a tie. */
+static void test_direction_either(void **state)
+{
+	struct fixture fx;
+	__u32 v;
+
+	(void)state;
+	fx_build(&fx,
+		 "x-a observe request\nx-a drop response\n"
+		 "x-b mask request\nx-b drop response\n"
+		 "x-c drop request\nx-c mask response\n"
+		 "x-d* mask request\nx-d-e observe response\n"
+		 "x-f mask both\n"
+		 "x-g observe response\n",
+		 -1);
+	struct {
+		const char *q;
+		__u32 want;
+	} cases[] = { { "x-a", 2 },  { "x-b", 4 }, { "x-c", 5 },  { "x-d-e", 7 },
+		      { "x-dz", 7 }, { "x-f", 9 }, { "x-g", 10 }, { "x-h", 0 } };
+
+	for (size_t i = 0; i < HS_ARRAY_SIZE(cases); i++) {
+		v = hs_trie_lookup(fx.trie, (const __u8 *)cases[i].q, strlen(cases[i].q));
+		if (hs_dir_rule(fx.trie, v, HS_DIR_EITHER) != cases[i].want)
+			fail_msg("\"%s\": either direction gets rule %u, expected %u", cases[i].q,
+				 hs_dir_rule(fx.trie, v, HS_DIR_EITHER), cases[i].want);
+	}
+	/* Enforcing: where some direction enforces; x-g only observes. */
+	assert_true(may_enforce_after(&fx, "x-a", HS_DIR_EITHER));
+	assert_true(may_enforce_after(&fx, "x-d-", HS_DIR_EITHER));
+	assert_false(may_enforce_after(&fx, "x-g", HS_DIR_EITHER));
 	fx_free(&fx);
 }
 
@@ -1410,6 +1451,7 @@ int main(void)
 		cmocka_unit_test(test_nested_prefix_rules),
 		cmocka_unit_test(test_direction_rules),
 		cmocka_unit_test(test_direction_may_enforce),
+		cmocka_unit_test(test_direction_either),
 		cmocka_unit_test(test_direction_words_keep_the_trie),
 		cmocka_unit_test(test_fold_underscore),
 		cmocka_unit_test(test_long_queries),
