@@ -28,7 +28,7 @@ HS_INLINE __u64 hs_fill_word(const struct hs_trie *t, __u32 col)
 
 /* Words a step may take in a value or a request target (the last one's
  * end stays within 64 KiB of HS_MAX_BUF, for the verifier). */
-#define HS_SKIP_WORDS 6
+#define HS_SKIP_WORDS 7
 _Static_assert(HS_MAX_BUF + 8 * HS_SKIP_WORDS + 8 <= 0x10000, "a step's words fit in 64 KiB");
 
 /* A request target ends at anything below '!' (blanks, CR, LF) or at
@@ -36,6 +36,15 @@ _Static_assert(HS_MAX_BUF + 8 * HS_SKIP_WORDS + 8 <= 0x10000, "a step's words fi
 HS_INLINE __u64 hs_target_stop(__u64 w)
 {
 	return hs_bytes_below(w, 0x21) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
+}
+
+/* Where a word of a request target (@target), of a kept line's rest
+ * (@skip) or of a masked line stops the word search (hs_step_word). */
+HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
+{
+	return target ? hs_target_stop(w)
+	       : skip ? hs_bytes_below(w, 0x0e)
+		      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
 }
 
 /*
@@ -55,28 +64,33 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	 * where CR and LF take eight): the byte-wise step takes a control
 	 * byte that is no line end as the rest of the line, as the word would
 	 * have. */
-	stop = target ? hs_target_stop(w)
-	       : skip ? hs_bytes_below(w, 0x0e)
-		      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+	stop = hs_word_stop(w, target, skip);
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
 	if (!k)
 		return 0;
 	if (k == 8 && (s->st.phase == HS_PH_SKIP || target)) {
-		/* A long value or target: a few more words in this step. */
+		/* A long value or target: a few more words in this step, two
+		 * a bound check (the check was the search's costliest line). */
 		int i;
 
-		for (i = 0; i < HS_SKIP_WORDS - 1; i++) {
-			if (pos + k + 8 > s->end || p + k + 8 > data_end)
+		for (i = 0; i < (HS_SKIP_WORDS - 1) / 2; i++) {
+			__u64 w2;
+
+			if (pos + k + 16 > s->end || p + k + 16 > data_end)
 				break;
 			w = hs_load64(p + k);
-			stop = target ? hs_target_stop(w)
-			       : skip ? hs_bytes_below(w, 0x0e)
-				      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+			w2 = hs_load64(p + k + 8);
+			stop = hs_word_stop(w, target, skip);
 			if (stop) {
 				k += hs_first_byte(stop);
 				break;
 			}
-			k += 8;
+			stop = hs_word_stop(w2, target, skip);
+			if (stop) {
+				k += 8 + hs_first_byte(stop);
+				break;
+			}
+			k += 16;
 		}
 		s->pos = hs_off(pos + k);
 		return 1;

@@ -281,6 +281,108 @@ static int both_ports(struct th *h)
 	return bad;
 }
 
+/*
+ * A bulk body, then the retransmission of one of its first segments, more
+ * than HS_FLOW_CKPTS segments back and cut anew (a loss after hdrstrip; at
+ * tc-egress, the sender's own resend): body bytes, known from the body's
+ * one checkpoint (flow.h merges a body's segments into it), passed; the
+ * response after the body is still read, its field masked.
+ */
+static int body_retransmit(struct th *h, __u16 port)
+{
+	static char body[40000];
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 40000\r\n\r\n";
+	static const char next[] = "HTTP/1.1 204 No Content\r\n" BACKEND("n") "\r\n";
+	static __u8 got[sizeof(next)];
+	struct hs_counters before, after;
+	struct st_conn q, r;
+	__u32 body_seq;
+	int bad = 0;
+
+	memset(body, 'b', sizeof(body));
+	for (size_t i = 0; i + 20 < sizeof(body); i += 97)
+		memcpy(body + i, "\r\nX-Backend-Server: ", 20); /* body, not fields */
+	st_conn_init(&q, h, TH_XDP, port, "body retransmission");
+	st_conn_init(&r, h, TH_TC, 80, "body retransmission");
+	r.spec.dport = port;
+	r.spec.reply = 1;
+	r.next = 12000;
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1 ||
+	    st_send_at(&q, q.next, 0, GET GET, strlen(GET GET), NULL) != 1 ||
+	    st_send_at(&r, r.next, 0, head, strlen(head), NULL) != 1)
+		return 1;
+	r.next += (__u32)strlen(head);
+	body_seq = r.next;
+	for (size_t off = 0; off < sizeof(body); off += 1000) {
+		if (st_send_at(&r, r.next, 0, body + off, 1000, NULL) != 1)
+			return 1;
+		r.next += 1000;
+	}
+	th_counters(h, &before);
+	/* Bytes 1500-2700 of the body again: 38 segments back, cut anew. */
+	if (st_send_at(&r, body_seq + 1500, 0, body + 1500, 1200, NULL) != 1) {
+		fprintf(stderr, "  body retransmission: dropped\n");
+		bad++;
+	}
+	/* The body's last segment again: body up to its last byte. */
+	if (st_send_at(&r, body_seq + 39000, 0, body + 39000, 1000, NULL) != 1) {
+		fprintf(stderr, "  body retransmission: the last body segment again was dropped\n");
+		bad++;
+	}
+	if (st_send_at(&r, r.next, 0, next, strlen(next), got) != 1 ||
+	    strstr((const char *)got, "X-Backend-Server")) {
+		fprintf(stderr, "  body retransmission: the next response went unread\n");
+		bad++;
+	}
+	th_counters(h, &after);
+	bad += st_diff1("body retransmission", "tc", "retransmit_unverified",
+			after.retransmit_unverified - before.retransmit_unverified, 0);
+	bad += st_diff1("body retransmission", "tc", "retransmits",
+			after.retransmits - before.retransmits, 2);
+	return bad;
+}
+
+/*
+ * Responses resent by TCP (a tail loss probe, a loss after hdrstrip): each
+ * segment again as it was, and all of them again in one, are the same bytes
+ * read the same way: passed, never a mismatch.
+ */
+static int response_resends(struct th *h, __u16 port, enum th_hook rs)
+{
+	static const char resp[] =
+		OK5 BACKEND("a") "\r\nhello" OK5 BACKEND("b") "\r\n" OK5 BACKEND("c") "\r\nworld";
+	static const size_t cuts[] = { 0, 30, 70, 120, sizeof(resp) - 1 };
+	struct hs_counters before, after;
+	struct st_conn q, r;
+	__u32 base;
+	int bad = 0;
+
+	st_conn_init(&q, h, TH_XDP, port, "response resends");
+	st_conn_init(&r, h, rs, 80, "response resends");
+	r.spec.dport = port;
+	r.spec.reply = 1;
+	r.next = 30000;
+	if (st_send_ctl(&q, TCP_SYN) != 1 || st_send_ctl(&r, TCP_SYN | TCP_ACK) != 1 ||
+	    st_send_at(&q, q.next, 0, GET HEAD GET, strlen(GET HEAD GET), NULL) != 1)
+		return 1;
+	base = r.next;
+	for (size_t i = 0; i + 1 < HS_ARRAY_SIZE(cuts); i++)
+		if (st_send_at(&r, base + (__u32)cuts[i], 0, resp + cuts[i], cuts[i + 1] - cuts[i],
+			       NULL) != 1)
+			return 1;
+	th_counters(h, &before);
+	for (size_t i = 0; i + 1 < HS_ARRAY_SIZE(cuts); i++)
+		bad += st_send_at(&r, base + (__u32)cuts[i], 0, resp + cuts[i],
+				  cuts[i + 1] - cuts[i], NULL) != 1;
+	bad += st_send_at(&r, base, 0, resp, sizeof(resp) - 1, NULL) != 1;
+	th_counters(h, &after);
+	bad += st_diff1("response resends", th_hook_name[rs], "retransmit_mismatch",
+			after.retransmit_mismatch - before.retransmit_mismatch, 0);
+	bad += st_diff1("response resends", th_hook_name[rs], "retransmits",
+			after.retransmits - before.retransmits, 5);
+	return bad;
+}
+
 int st_responses(struct th *h, unsigned long *plays)
 {
 	static const __u16 port80 = 80;
@@ -313,6 +415,12 @@ int st_responses(struct th *h, unsigned long *plays)
 	}
 	bad += stale_history(h, port);
 	(*plays)++;
+	bad += body_retransmit(h, port + 1);
+	(*plays)++;
+	for (int rs = 0; rs < TH_HOOKS; rs++) {
+		bad += response_resends(h, (__u16)(port + 2 + rs), (enum th_hook)rs);
+		(*plays)++;
+	}
 	bad += both_ports(h);
 	(*plays)++;
 	h->keep_flows = 0;
