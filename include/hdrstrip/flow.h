@@ -317,7 +317,10 @@ HS_SUBPROG int hs_flow_known(const struct hs_flow *f, __u32 p, struct hs_stream 
 	}
 	if (!found)
 		return 0;
-	if (best && k < HS_FLOW_CKPTS && f->ck[hs_ck_index(k)].steady <= best) {
+	/* (HS_CK_NO_STEADY is no offset: a body checkpoint's segment may
+	 * reach more than 64 KiB past it.) */
+	if (best && k < HS_FLOW_CKPTS && f->ck[hs_ck_index(k)].steady != HS_CK_NO_STEADY &&
+	    f->ck[hs_ck_index(k)].steady <= best) {
 		/* In the steady end of that checkpoint's segment: the state
 		 * is the one at the boundary after it (its end). */
 		q = f->ck[hs_ck_index(k)].seq;

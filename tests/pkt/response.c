@@ -290,8 +290,8 @@ static int both_ports(struct th *h)
  */
 static int body_retransmit(struct th *h, __u16 port)
 {
-	static char body[40000];
-	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 40000\r\n\r\n";
+	static char body[100000];
+	static const char head[] = "HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n";
 	static const char next[] = "HTTP/1.1 204 No Content\r\n" BACKEND("n") "\r\n";
 	static __u8 got[sizeof(next)];
 	struct hs_counters before, after;
@@ -319,13 +319,17 @@ static int body_retransmit(struct th *h, __u16 port)
 		r.next += 1000;
 	}
 	th_counters(h, &before);
-	/* Bytes 1500-2700 of the body again: 38 segments back, cut anew. */
-	if (st_send_at(&r, body_seq + 1500, 0, body + 1500, 1200, NULL) != 1) {
+	/* Bytes 1500-2700 of the body again: 98 segments back, cut anew;
+	 * and bytes 80,000-81,200, more than 64 KiB past the body's one
+	 * checkpoint (a segment's steady end is a 16-bit offset: none must
+	 * not read as one). */
+	if (st_send_at(&r, body_seq + 1500, 0, body + 1500, 1200, NULL) != 1 ||
+	    st_send_at(&r, body_seq + 80000, 0, body + 80000, 1200, NULL) != 1) {
 		fprintf(stderr, "  body retransmission: dropped\n");
 		bad++;
 	}
 	/* The body's last segment again: body up to its last byte. */
-	if (st_send_at(&r, body_seq + 39000, 0, body + 39000, 1000, NULL) != 1) {
+	if (st_send_at(&r, body_seq + 99000, 0, body + 99000, 1000, NULL) != 1) {
 		fprintf(stderr, "  body retransmission: the last body segment again was dropped\n");
 		bad++;
 	}
@@ -337,8 +341,10 @@ static int body_retransmit(struct th *h, __u16 port)
 	th_counters(h, &after);
 	bad += st_diff1("body retransmission", "tc", "retransmit_unverified",
 			after.retransmit_unverified - before.retransmit_unverified, 0);
+	bad += st_diff1("body retransmission", "tc", "retransmit_mismatch",
+			after.retransmit_mismatch - before.retransmit_mismatch, 0);
 	bad += st_diff1("body retransmission", "tc", "retransmits",
-			after.retransmits - before.retransmits, 2);
+			after.retransmits - before.retransmits, 3);
 	return bad;
 }
 
