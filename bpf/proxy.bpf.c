@@ -1,10 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Proxy mode: a sockops program on a cgroup puts the outgoing TCP
- * connections of its processes to inspected ports into a sockhash, and an
- * sk_msg program takes internal field lines out of what they send, before
- * TCP sees the bytes. The same scanner and trie as at XDP/TC, in its remove
- * mode: lines go whole (name, value, continuation lines, line end).
+ * Proxy mode: a sockops program on a cgroup puts the TCP connections of its
+ * processes into sockhashes, and an sk_msg program takes internal field
+ * lines out of what they send, before TCP sees the bytes. The same scanner
+ * and trie as at XDP/TC, in its remove mode: lines go whole (name, value,
+ * continuation lines, line end).
+ *  - socks: connections the processes open to an inspected port; what they
+ *    send is requests (request rules).
+ *  - servers: connections they accept on an inspected port, while the list
+ *    has response rules; what they send is responses (response rules). An
+ *    sk_skb program reads, without changing them, the requests such a
+ *    socket receives, as the server will read them: which of them were
+ *    HEAD frames the responses (a response to HEAD has no body).
  *
  * A send that ends inside a line whose fate is not known yet (the name is
  * not finished) passes everything before that line and holds the line's
@@ -15,6 +22,7 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include <hdrstrip/flow.h>
 #include <hdrstrip/maps.h>
 #include <hdrstrip/scan.h>
 
@@ -30,9 +38,20 @@ struct {
 	__type(value, __u64);
 } socks SEC(".maps");
 
-/* Per connection: where its request stream is. */
+struct {
+	__uint(type, BPF_MAP_TYPE_SOCKHASH);
+	__uint(max_entries, 65536);
+	__type(key, __u64); /* socket cookie */
+	__type(value, __u64);
+} servers SEC(".maps");
+
+/* Per connection: where the stream it sends is (zeroed: a request stream
+ * before its first byte; a socket of servers starts a response stream),
+ * and a socket of servers' cookie (its rxreq key: an sk_msg program cannot
+ * ask for it). */
 struct sk_state {
 	struct hs_stream st;
+	__u64 cookie;
 };
 
 struct {
@@ -41,6 +60,19 @@ struct {
 	__type(key, int);
 	__type(value, struct sk_state);
 } sk_state SEC(".maps");
+
+/*
+ * Per socket of servers, by its cookie: the requests it received (framing
+ * only: their count and which were HEAD). Not socket storage, which an
+ * sk_skb program cannot reach; an entry goes when its socket closes.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u64);
+	__type(value, struct hs_stream);
+} rxreq SEC(".maps");
 
 struct pscratch {
 	struct hs_scan s;
@@ -57,6 +89,28 @@ struct {
 	__type(value, struct pscratch);
 } pscratch SEC(".maps");
 
+/* The received requests' scan (hdrstrip_rx), per CPU: one a nesting level
+ * (a softirq may run it over a program the backlog's release runs). */
+#define RX_NEST 2
+struct rxscratch {
+	struct hs_scan s;
+	__u32 done;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RX_NEST);
+	__type(key, __u32);
+	__type(value, struct rxscratch);
+} rxscratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rxnest SEC(".maps");
+
 /* One bpf_loop() call's steps (scan_loop.h), over the message's first
  * window. */
 static long scan_cb(__u32 i __attribute__((unused)), void *arg)
@@ -69,10 +123,11 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 			  (void *)(long)msg->data_end);
 }
 
-/* The one field of the kernel's struct tcp_sock read here (CO-RE: libbpf
- * finds its offset in the running kernel's BTF). */
+/* The fields of the kernel's struct tcp_sock read here (CO-RE: libbpf finds
+ * their offsets in the running kernel's BTF). */
 struct tcp_sock___hs {
 	void *fastopen_req;
+	void *fastopen_rsk;
 } __attribute__((preserve_access_index));
 
 /*
@@ -97,15 +152,86 @@ static __always_inline int fastopen_unseen(struct bpf_sock_ops *skops)
 	return tp && tp->fastopen_req;
 }
 
+/* Is this accepted connection a Fast Open child, whose SYN's data the
+ * kernel queues right after this callback, without waking a reader? */
+static __always_inline int fastopen_child(struct bpf_sock_ops *skops)
+{
+	struct tcp_sock___hs *tp;
+
+	if (!skops->sk)
+		return 0;
+	tp = (struct tcp_sock___hs *)bpf_skc_to_tcp_sock(skops->sk);
+	return tp && tp->fastopen_rsk;
+}
+
+/* Socket @skops into @map: counted in flows_new, or where the map is full,
+ * conns_unfiltered (nothing can refuse the connection from here). */
+static __always_inline void sock_add(struct bpf_sock_ops *skops, void *map, struct hs_counters *cnt)
+{
+	__u64 cookie = bpf_get_socket_cookie(skops);
+	long r = bpf_sock_hash_update(skops, map, &cookie, BPF_NOEXIST);
+
+	if (!r)
+		cnt->flows_new++;
+	else if (r != -17 /* EEXIST */)
+		cnt->conns_unfiltered++;
+}
+
+/*
+ * A connection a process of the cgroup accepted on an inspected port, while
+ * the list has response rules: its responses and the requests it receives,
+ * from their first bytes. A Fast Open child's first request comes in the
+ * SYN, and is read from the socket's own queue, never seen by the sk_skb
+ * program: its received requests go uncounted (untracked), so every
+ * response whose framing needs its request's method goes line by line
+ * (responses_unframed). The socket's close (BPF_SOCK_OPS_STATE_CB) takes
+ * its rxreq entry out.
+ */
+static __always_inline void server_add(struct bpf_sock_ops *skops, const struct hs_config *cfg,
+				       struct hs_counters *cnt)
+{
+	const struct hs_trie *t = active_trie(cfg);
+	struct hs_stream rx;
+	struct sk_state *ss;
+	__u64 cookie;
+
+	if (!t || !(t->flags & HS_TRIE_F_RESPONSE_RULES) || !skops->sk)
+		return;
+	ss = bpf_sk_storage_get(&sk_state, skops->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	hs_stream_init_dir(&rx, HS_DIR_REQUEST);
+	if (fastopen_child(skops))
+		hs_stream_untrack(&rx);
+	cookie = bpf_get_socket_cookie(skops);
+	if (!ss || bpf_map_update_elem(&rxreq, &cookie, &rx, BPF_ANY)) {
+		cnt->conns_unfiltered++;
+		return;
+	}
+	hs_stream_init_dir(&ss->st, HS_DIR_RESPONSE);
+	ss->cookie = cookie;
+	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);
+	sock_add(skops, &servers, cnt);
+}
+
 SEC("sockops")
 int hdrstrip_sockops(struct bpf_sock_ops *skops)
 {
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
 	__u32 key = 0;
-	long r;
-	__u64 cookie;
 
+	if (skops->op == BPF_SOCK_OPS_STATE_CB) {
+		if (skops->args[1] == BPF_TCP_CLOSE) {
+			__u64 cookie = bpf_get_socket_cookie(skops);
+
+			bpf_map_delete_elem(&rxreq, &cookie);
+		}
+		return 1;
+	}
+	if (skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB) {
+		if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
+			server_add(skops, cfg, cnt);
+		return 1;
+	}
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
 		/*
 		 * Never true in practice; it keeps the trie, header_hits and
@@ -126,12 +252,7 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 		return 1;
 	if (fastopen_unseen(skops))
 		cnt->fastopen_unfiltered++;
-	cookie = bpf_get_socket_cookie(skops);
-	r = bpf_sock_hash_update(skops, &socks, &cookie, BPF_NOEXIST);
-	if (!r)
-		cnt->flows_new++;
-	else if (r != -17 /* EEXIST */)
-		cnt->conns_unfiltered++; /* full: nothing can refuse it from here */
+	sock_add(skops, &socks, cnt);
 	return 1;
 }
 
@@ -242,6 +363,16 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	msg_key(msg, &sc->key);
 	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
+	if (ss->st.conn & HS_CN_RESPONSE) {
+		/* The requests this server socket read (hdrstrip_rx). */
+		struct hs_stream *rx = bpf_map_lookup_elem(&rxreq, &ss->cookie);
+
+		sc->s.peer_known = rx != NULL;
+		if (rx) {
+			sc->s.peer_n = rx->nmsg;
+			sc->s.peer_heads = rx->heads;
+		}
+	}
 	/* Observe mode goes on where the pass policy does, and removes
 	 * nothing. */
 	sc->s.opts = HS_OPT_REMOVE |
@@ -254,6 +385,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	c.ctx = msg;
 	c.ev = &sc->ev;
 	sc->ev.on = cfg->event_rate != 0;
+	sc->ev.dir = (__u8)hs_stream_dir(&ss->st);
 	c.key = &sc->key;
 	c.m = NULL; /* a dropped send is not sent again: nothing to hold */
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
@@ -262,8 +394,12 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	count_scan(cnt, &sc->s,
 		   sc->s.hold && sc->s.st.phase == HS_PH_NAME && !(sc->s.st.flags & HS_SF_CONT),
 		   0 /* removed, not masked: headers_removed */);
-	if (sc->s.st.phase == HS_PH_DROPPED)
-		return msg_drop(sc, cfg, cnt, HS_EVR_RULE); /* the send fails (EACCES) */
+	if (sc->s.st.phase == HS_PH_DROPPED) {
+		/* The send fails (EACCES): a response never leaves. */
+		if (!cfg->observe && (sc->s.st.conn & HS_CN_RESPONSE))
+			cnt->responses_dropped++;
+		return msg_drop(sc, cfg, cnt, HS_EVR_RULE);
+	}
 	if (sc->s.st.phase == HS_PH_HALT) /* only under the drop policy */
 		return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 	/* Ambiguous framing the drop policy would have stopped at. */
@@ -331,5 +467,74 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	/* The rest of a message the run did not reach comes back in a new run. */
 	bpf_msg_apply_bytes(msg, sc->done == SCAN_RM_FULL || n < size ? keep : 0);
 	bpf_msg_cork_bytes(msg, 0);
+	return SK_PASS;
+}
+
+/* One bpf_loop() call's steps over a received segment's first window. */
+static long rx_cb(__u32 i __attribute__((unused)), void *arg)
+{
+	struct scan_arg *c = arg;
+	struct __sk_buff *skb = c->ctx;
+	struct rxscratch *sc = c->sc;
+
+	return scan_steps(c, &sc->s, &sc->done, NULL, (void *)(long)skb->data,
+			  (void *)(long)skb->data_end);
+}
+
+/*
+ * The requests a socket of servers receives, in order, as its process will
+ * read them (the verdict runs on the stream TCP delivers, and the process
+ * reads only what it passed): scanned for their framing only, in observe
+ * mode, with no hit, event or counter, so that the socket's responses know
+ * which requests were HEAD (rxreq). Every byte passes unchanged. What
+ * cannot be followed (a segment past the scan window outside a body, a
+ * nested run with no scratch left, no memory) leaves the count where it is:
+ * the responses from there on go line by line (responses_unframed).
+ */
+SEC("sk_skb")
+int hdrstrip_rx(struct __sk_buff *skb)
+{
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
+	const struct hs_trie *t;
+	struct hs_stream *rx;
+	struct rxscratch *sc;
+	struct scan_arg c;
+	__u32 key = 0, len = skb->len, n, *nest, level;
+	__u64 cookie = bpf_get_socket_cookie(skb);
+
+	nest = bpf_map_lookup_elem(&rxnest, &key);
+	if (!nest || maps_lookup(&cfg, &cnt))
+		return SK_PASS;
+	rx = bpf_map_lookup_elem(&rxreq, &cookie);
+	if (!rx || !len || (rx->conn & HS_CN_UNTRACKED))
+		return SK_PASS;
+	level = (*nest)++;
+	sc = level < RX_NEST ? bpf_map_lookup_elem(&rxscratch, &level) : NULL;
+	t = active_trie(cfg);
+	n = len < HS_MAX_BUF ? len : HS_MAX_BUF;
+	if (!sc || !t || bpf_skb_pull_data(skb, n))
+		goto lost;
+	hs_scan_begin(&sc->s, rx, 0, n, 0);
+	sc->s.opts = HS_OPT_OBSERVE | HS_OPT_CONFLICT_GO_ON;
+	sc->done = 0;
+	c.sc = sc;
+	c.t = t;
+	c.ctx = skb;
+	c.ev = NULL; /* framing only: matches are not the list's hits */
+	c.key = NULL;
+	c.m = NULL;
+	bpf_loop(HS_MAX_CALLS, rx_cb, &c, 0);
+	if (!sc->done)
+		goto lost;
+	hs_scan_finish(&sc->s, rx);
+	if (!hs_seg_rest_is_body(rx, len - n))
+		goto lost;
+	(*nest)--;
+	return SK_PASS;
+lost:
+	cnt->scan_incomplete++;
+	hs_stream_untrack(rx);
+	(*nest)--;
 	return SK_PASS;
 }

@@ -144,6 +144,10 @@ static __always_inline void scan_match(const struct scan_arg *c, const struct hs
 	struct scan_matches *m = c->m;
 	__u32 k;
 
+	/* A scan for framing only (proxy mode's received requests) has no
+	 * event template: what it matches is not the list's hits. */
+	if (!c->ev)
+		return;
 	if (m) {
 		m->sig = scan_sig(m->sig, s->rule);
 		k = m->n++;

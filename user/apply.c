@@ -138,22 +138,6 @@ static void config_defaults(struct hs_config *cfg)
 
 /* Proxy mode takes lines out of requests only: a list's response rules do
  * nothing there, which the operator is told (the list still applies). */
-static void warn_proxy_responses(const struct dev *d, const struct hs_list *l)
-{
-	size_t n = 0, first = 0;
-
-	if (!d->cgroup)
-		return;
-	for (size_t i = 0; i < l->n; i++)
-		if (l->names[i].directions & (1 << HS_DIR_RESPONSE) && !n++)
-			first = i;
-	if (n)
-		pr_warn("proxy mode removes lines from requests only: the list's %zu rule%s for "
-			"responses (the first on line %u, '%s') apply at an interface's hooks "
-			"(tc-egress on the origin's host), not to %s",
-			n, n == 1 ? "" : "s", l->names[first].line, l->names[first].orig,
-			target_str(d));
-}
 
 int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs_list *l,
 		  struct hs_trie *t, const struct apply_opts *o, struct hs_config *next)
@@ -170,7 +154,6 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 	r = config_read(m, &cfg);
 	if (r)
 		return r;
-	warn_proxy_responses(d, l);
 	/*
 	 * The old list's names and slots come out of @t, then the new list is
 	 * compiled into it: the kernel copies the old block out and the new

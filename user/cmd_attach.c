@@ -49,6 +49,8 @@ static const char attach_usage[] =
 	"  --enforce             the rules and policies act (the default)\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
+	"                        (requests; with response rules, responses of connections\n"
+	"                        they accept on --ports too)\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
 
 /* Data sent in a SYN (TCP Fast Open) leaves before sockops may put the

@@ -115,19 +115,20 @@ static int detach_gone(struct dev *d, const char *what)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	if (d->cgroup) {
+	for (int k = 0; d->cgroup && k < 2; k++) {
+		const char *map = k ? HS_MAP_SERVERS : HS_MAP_SOCKS;
 		char path[PATH_MAX + 32];
 		int socks;
 
-		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, HS_MAP_SOCKS);
+		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map);
 		socks = bpf_obj_get(path);
 		if (socks >= 0) {
 			r = proxy_release_socks(socks);
 			close(socks);
 			if (r)
-				pr_warn("cannot empty the sockhash of %s: %s (%d); its connections "
-					"stay filtered until the kernel frees it",
-					d->name, errstr(r), r);
+				pr_warn("cannot empty the sockhash '%s' of %s: %s (%d); its "
+					"connections stay filtered until the kernel frees it",
+					map, d->name, errstr(r), r);
 		}
 	}
 	pins_remove(d);

@@ -31,11 +31,11 @@
 
 /* The maps of struct dev_maps, in its order: config before socks, the
  * last to be pinned (pins_write). */
-static const char *const map_names[] = { HS_MAP_TRIE,	     HS_MAP_CONFIG, HS_MAP_COUNTERS,
-					 HS_MAP_HEADER_HITS, HS_MAP_EVENTS, HS_MAP_EVENT_BUCKET,
-					 HS_MAP_SOCKS,	     HS_MAP_METHODS };
-/* All but socks (proxy mode's) and methods (an interface's hooks'): every
- * program has them. */
+static const char *const map_names[] = { HS_MAP_TRIE,	     HS_MAP_CONFIG,  HS_MAP_COUNTERS,
+					 HS_MAP_HEADER_HITS, HS_MAP_EVENTS,  HS_MAP_EVENT_BUCKET,
+					 HS_MAP_SOCKS,	     HS_MAP_METHODS, HS_MAP_SERVERS };
+/* All but socks and servers (proxy mode's) and methods (an interface's
+ * hooks'): every program has them. */
 #define N_SHARED_MAPS 6
 
 int hook_parse(const char *s)
@@ -114,13 +114,13 @@ int dev_resolve(const char *name, struct dev *d)
 void dev_maps_init(struct dev_maps *m)
 {
 	m->trie = m->config = m->counters = m->header_hits = m->events = m->event_bucket =
-		m->socks = m->methods = -1;
+		m->socks = m->methods = m->servers = -1;
 }
 
 static int *dev_map_slot(struct dev_maps *m, size_t i)
 {
-	int *fds[] = { &m->trie,   &m->config,	     &m->counters, &m->header_hits,
-		       &m->events, &m->event_bucket, &m->socks,	   &m->methods };
+	int *fds[] = { &m->trie,	 &m->config, &m->counters, &m->header_hits, &m->events,
+		       &m->event_bucket, &m->socks,  &m->methods,  &m->servers };
 
 	_Static_assert(HS_ARRAY_SIZE(fds) == HS_ARRAY_SIZE(map_names), "a name for every map");
 	return fds[i];
@@ -660,7 +660,7 @@ void pins_choose(struct dev *d, const struct dev_state *st)
 
 /* Pins are written in this order and removed in the reverse one: config
  * last in, first out, so a set without it is known to be partial. */
-static const size_t pin_order[] = { 0, 2, 3, 4, 5, 6, 7, 1 };
+static const size_t pin_order[] = { 0, 2, 3, 4, 5, 6, 7, 8, 1 };
 
 _Static_assert(HS_ARRAY_SIZE(pin_order) == HS_ARRAY_SIZE(map_names), "every map pinned");
 

@@ -54,17 +54,18 @@ int cgroup_resolve_id(__u64 id, struct dev *d);
  * ("cgroup-<id>", or an interface name). */
 void dev_by_name(const char *name, struct dev *d);
 
-/* Map fds of one device's state; -1 when not open. socks: proxy mode's
- * sockhash (-1 for an interface); methods: an interface's request streams'
- * HEAD history (-1 in proxy mode). */
+/* Map fds of one device's state; -1 when not open. socks, servers: proxy
+ * mode's sockhashes (-1 for an interface); methods: an interface's request
+ * streams' HEAD history (-1 in proxy mode). */
 struct dev_maps {
-	int trie, config, counters, header_hits, events, event_bucket, socks, methods;
+	int trie, config, counters, header_hits, events, event_bucket, socks, methods, servers;
 };
 
 void dev_maps_init(struct dev_maps *m);
 void dev_maps_close(struct dev_maps *m);
 /* A skeleton's maps, in struct dev_maps' order (trie, config, counters,
- * header_hits, events, event_bucket, socks; the first @n): bound to @m's fds before load, so its
+ * header_hits, events, event_bucket, socks, methods, servers; the first @n;
+ * NULL for a map the skeleton has not): bound to @m's fds before load, so its
  * programs use the device's maps; or copied into @m after load, to outlive
  * the skeleton. */
 struct bpf_map;
@@ -80,7 +81,7 @@ int proxy_attach(const struct dev *d, const struct dev_maps *m);
 /* Proxy mode's maps, sockhash included (maps_create for a cgroup). */
 int proxy_maps_create(struct dev_maps *m);
 /* Take sockops program @prog_id off the cgroup, then every socket out of its
- * sockhash: they are sent through plain TCP again when this returns. */
+ * sockhashes: they go through plain TCP again when this returns. */
 int proxy_detach(const struct dev *d, __u32 prog_id);
 /* Take every socket out of sockhash @fd (a cgroup that is gone). */
 int proxy_release_socks(int fd);

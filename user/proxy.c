@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * Proxy mode: the sockops program on a cgroup and the sk_msg program on its
- * sockhash, with the maps pinned under /sys/fs/bpf/hdrstrip/cgroup-<id>/.
- * The cgroup holds the sockops attachment, the sockhash holds the sk_msg
- * one: both outlive the command, with or without the pins.
+ * Proxy mode: the sockops program on a cgroup, the sk_msg program on its two
+ * sockhashes (socks: connections out; servers: connections accepted) and
+ * the sk_skb program on servers, with the maps pinned under
+ * /sys/fs/bpf/hdrstrip/cgroup-<id>/. The cgroup holds the sockops
+ * attachment, the sockhashes the others: all outlive the command, with or
+ * without the pins.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,14 +26,15 @@
 #include "loader.h"
 #include "proxy.skel.h"
 
-/* The skeleton's maps, in struct dev_maps' order (all seven). */
-#define N_PROXY_MAPS 7
+/* The skeleton's maps, in struct dev_maps' order (no methods). */
+#define N_PROXY_MAPS 9
 static void proxy_maps(struct hdrstrip_proxy *skel, struct bpf_map **maps)
 {
 	struct bpf_map *all[N_PROXY_MAPS] = { skel->maps.trie,	   skel->maps.config,
 					      skel->maps.counters, skel->maps.header_hits,
 					      skel->maps.events,   skel->maps.event_bucket,
-					      skel->maps.socks };
+					      skel->maps.socks,	   NULL /* methods */,
+					      skel->maps.servers };
 
 	memcpy(maps, all, sizeof(all));
 }
@@ -54,6 +57,7 @@ static struct hdrstrip_proxy *proxy_open(const struct dev_maps *m, int load_prog
 	skel->rodata->event_hook = HS_HOOK_CGROUP;
 	bpf_program__set_autoload(skel->progs.hdrstrip_sockops, load_progs);
 	bpf_program__set_autoload(skel->progs.hdrstrip_msg, load_progs);
+	bpf_program__set_autoload(skel->progs.hdrstrip_rx, load_progs);
 	if (r) {
 		hdrstrip_proxy__destroy(skel);
 		errno = -r;
@@ -81,36 +85,54 @@ int proxy_maps_create(struct dev_maps *m)
 	return r;
 }
 
+/* The sk_msg and sk_skb programs off both sockhashes (a sockhash holds its
+ * programs for as long as it lives). */
+static void proxy_unhook(struct hdrstrip_proxy *skel)
+{
+	int msg = bpf_program__fd(skel->progs.hdrstrip_msg);
+
+	bpf_prog_detach2(msg, bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT);
+	bpf_prog_detach2(msg, bpf_map__fd(skel->maps.servers), BPF_SK_MSG_VERDICT);
+	bpf_prog_detach2(bpf_program__fd(skel->progs.hdrstrip_rx), bpf_map__fd(skel->maps.servers),
+			 BPF_SK_SKB_VERDICT);
+}
+
 int proxy_attach(const struct dev *d, const struct dev_maps *m)
 {
 	struct hdrstrip_proxy *skel = proxy_open(m, 1);
-	int r;
+	int r, msg;
 
 	if (!skel)
 		return -errno;
 	/* The verifier runs here, before anything is attached. */
 	r = hdrstrip_proxy__load(skel);
-	if (!r && bpf_prog_attach(bpf_program__fd(skel->progs.hdrstrip_msg),
-				  bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT, 0))
+	if (r) {
+		hdrstrip_proxy__destroy(skel);
+		return r;
+	}
+	msg = bpf_program__fd(skel->progs.hdrstrip_msg);
+	if (bpf_prog_attach(msg, bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT, 0) ||
+	    bpf_prog_attach(msg, bpf_map__fd(skel->maps.servers), BPF_SK_MSG_VERDICT, 0) ||
+	    bpf_prog_attach(bpf_program__fd(skel->progs.hdrstrip_rx),
+			    bpf_map__fd(skel->maps.servers), BPF_SK_SKB_VERDICT, 0))
 		r = -errno;
 	/* MULTI: other sockops programs on the cgroup keep running. */
 	if (!r && bpf_prog_attach(bpf_program__fd(skel->progs.hdrstrip_sockops), d->cgroup_fd,
-				  BPF_CGROUP_SOCK_OPS, BPF_F_ALLOW_MULTI)) {
+				  BPF_CGROUP_SOCK_OPS, BPF_F_ALLOW_MULTI))
 		r = -errno;
-		/* The sockhash would hold the sk_msg program for as long as
-		 * the map lives: take it off. */
-		bpf_prog_detach2(bpf_program__fd(skel->progs.hdrstrip_msg),
-				 bpf_map__fd(skel->maps.socks), BPF_SK_MSG_VERDICT);
-	}
+	if (r)
+		proxy_unhook(skel);
 	hdrstrip_proxy__destroy(skel);
 	return r;
 }
 
-/* The sockhash among the maps of program @prog_fd, opened: -errno if none. */
-static int sockhash_of_prog(int prog_fd)
+/* The sockhashes among the maps of program @prog_fd, opened into @fds (up
+ * to @max): how many, or -errno. */
+static int sockhashes_of_prog(int prog_fd, int *fds, int max)
 {
 	__u32 ids[16] = { 0 }, len; /* zeroed: the kernel fills them, valgrind cannot see it */
 	struct bpf_prog_info info;
+	int n = 0;
 
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = HS_ARRAY_SIZE(ids);
@@ -118,7 +140,7 @@ static int sockhash_of_prog(int prog_fd)
 	len = sizeof(info);
 	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
 		return -errno;
-	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids); i++) {
+	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids) && n < max; i++) {
 		struct bpf_map_info mi = { 0 };
 		__u32 mlen = sizeof(mi);
 		int fd = bpf_map_get_fd_by_id(ids[i]);
@@ -126,18 +148,20 @@ static int sockhash_of_prog(int prog_fd)
 		if (fd < 0)
 			continue;
 		if (!bpf_obj_get_info_by_fd(fd, &mi, &mlen) && mi.type == BPF_MAP_TYPE_SOCKHASH)
-			return fd;
-		close(fd);
+			fds[n++] = fd;
+		else
+			close(fd);
 	}
-	return -ENOENT;
+	return n;
 }
 
 /*
  * Take every socket out of the sockhash @fd. A socket leaving its last
- * sockmap or sockhash drops its psock, and with it the sk_msg program:
- * the kernel gives the socket its own protocol operations back before the
- * delete returns. A socket that closes meanwhile leaves by itself
- * (-ENOENT), and a key that went makes bpf_map_get_next_key start over.
+ * sockmap or sockhash drops its psock, and with it the sk_msg and sk_skb
+ * programs: the kernel gives the socket its own protocol operations back
+ * before the delete returns. A socket that closes meanwhile leaves by
+ * itself (-ENOENT), and a key that went makes bpf_map_get_next_key start
+ * over.
  */
 static int sockhash_flush(int fd)
 {
@@ -158,50 +182,58 @@ static int sockhash_flush(int fd)
 	return 0;
 }
 
-int proxy_release_socks(int fd)
+/*
+ * Empty the sockhashes @fds twice: a sockops run that began before the
+ * detach may still add a socket after the first pass; the second, after an
+ * RCU grace period (MEMBARRIER_CMD_GLOBAL waits for one; on nohz_full
+ * kernels it cannot, and the second pass only narrows the window), takes
+ * it out.
+ */
+static int sockhashes_release(const int *fds, int n)
 {
-	int r = sockhash_flush(fd);
+	int r = 0;
 
-	if (!r) {
-		(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-		r = sockhash_flush(fd);
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		if (pass)
+			(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		for (int i = 0; i < n && !r; i++)
+			r = sockhash_flush(fds[i]);
 	}
 	return r;
 }
 
+int proxy_release_socks(int fd)
+{
+	return sockhashes_release(&fd, 1);
+}
+
 int proxy_detach(const struct dev *d, __u32 prog_id)
 {
-	int fd = bpf_prog_get_fd_by_id(prog_id), socks, r;
+	int fd = bpf_prog_get_fd_by_id(prog_id), socks[2], n, r;
 
 	if (fd < 0)
 		return -errno;
-	/* Before the detach: the program is what leads to its sockhash. */
-	socks = sockhash_of_prog(fd);
-	if (socks < 0) {
+	/* Before the detach: the program is what leads to its sockhashes. */
+	n = sockhashes_of_prog(fd, socks, 2);
+	if (n <= 0) {
 		close(fd);
-		return socks;
+		return n ? n : -ENOENT;
 	}
 	r = bpf_prog_detach2(fd, d->cgroup_fd, BPF_CGROUP_SOCK_OPS) ? -errno : 0;
 	close(fd);
 	/*
-	 * No new socket enters now, but the sockhash would let go of the
-	 * ones in it (and they of the sk_msg program) only when the kernel
-	 * frees the map: from a work queue, after an RCU grace period, some
-	 * time after its last reference (the pins, which the caller removes)
-	 * goes; seconds on a busy machine. Until then they would stay
-	 * filtered. Empty it now instead. A sockops run that began before the
-	 * detach may still add a socket: a second pass after an RCU grace
-	 * period (MEMBARRIER_CMD_GLOBAL waits for one; on nohz_full kernels
-	 * it cannot, and the second pass only narrows the window) takes it
-	 * out. Bytes a socket holds back (corked) are freed with its psock.
+	 * No new socket enters now, but a sockhash would let go of the ones
+	 * in it (and they of the sk_msg and sk_skb programs) only when the
+	 * kernel frees the map: from a work queue, after an RCU grace period,
+	 * some time after its last reference (the pins, which the caller
+	 * removes) goes; seconds on a busy machine. Until then they would stay
+	 * filtered. Empty them now instead. Bytes a socket holds back (corked)
+	 * are freed with its psock.
 	 */
 	if (!r)
-		r = sockhash_flush(socks);
-	if (!r) {
-		(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-		r = sockhash_flush(socks);
-	}
-	close(socks);
+		r = sockhashes_release(socks, n);
+	for (int i = 0; i < n; i++)
+		close(socks[i]);
 	return r;
 }
 

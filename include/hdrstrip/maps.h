@@ -21,6 +21,8 @@
 #define HS_MAP_EVENTS "events" /* match events' ring buffer (events.h) */
 #define HS_MAP_EVENT_BUCKET "event_bucket" /* and each CPU's token bucket */
 #define HS_MAP_SOCKS "socks" /* proxy mode: the connections being filtered */
+/* Proxy mode: the accepted connections whose responses are filtered. */
+#define HS_MAP_SERVERS "servers"
 /* Each request stream's HEAD history, for the hook that sees its responses
  * (a response to HEAD has no body): keyed by the request direction's
  * 4-tuple (struct hs_flow_key, flow.h). */

@@ -236,6 +236,13 @@ cleanup() {
 	[ -n "$E2E_PINS" ] && rm -rf "$E2E_PINS"
 	if [ -n "$E2E_CG" ] && [ -d "$E2E_CG" ]; then
 		"$HDRSTRIP" detach --cgroup "$E2E_CG" >/dev/null 2>&1
+		# Servers the test ran in it (their children too) end some time
+		# after the kill.
+		[ -e "$E2E_CG/cgroup.kill" ] && echo 1 >"$E2E_CG/cgroup.kill" 2>/dev/null
+		for _ in $(seq 1 50); do
+			[ -z "$(cat "$E2E_CG/cgroup.procs" 2>/dev/null)" ] && break
+			sleep 0.1
+		done
 		rmdir "$E2E_CG" 2>/dev/null || printf '[%s] cannot remove %s\n' "$E2E_NAME" "$E2E_CG" >&2
 	fi
 	# The test's cgroup's parent when the test made that too (a slice's).
@@ -436,13 +443,16 @@ $(nginx_temp_paths)
 EOF
 }
 
-# nginx_run PORT: nginx with $WORK/nginx/nginx.conf in the server namespace,
-# listening on PORT.
+# nginx_run PORT [RUNNER...]: nginx with $WORK/nginx/nginx.conf in the server
+# namespace (run by RUNNER: default ip netns exec $SNS), listening on PORT.
 nginx_run() {
-	ip netns exec "$SNS" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
+	local port=$1
+	shift
+	[ $# -gt 0 ] || set -- ip netns exec "$SNS"
+	"$@" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
 		-c "$WORK/nginx/nginx.conf" >"$WORK/nginx.out.log" 2>&1 &
 	E2E_PIDS+=($!)
-	wait_listen "$SNS" "$1" nginx $!
+	wait_listen "$SNS" "$port" nginx $!
 }
 
 start_nginx() {
@@ -547,12 +557,16 @@ cg_make() {
 	CG_ID=$(stat -c %i "$cg")
 }
 
-# in_cg CMD...: run CMD in the test's cgroup, in the client namespace.
+# in_cg_ns NS CMD...: run CMD in the test's cgroup, in namespace NS.
 # nsenter, not 'ip netns exec': the latter mounts a sysfs without the
 # cgroup hierarchy.
-in_cg() {
-	nsenter --net="/run/netns/$CNS" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$E2E_CG" "$@"
+in_cg_ns() {
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$E2E_CG" "$@"
 }
+# in_cg CMD...: in the test's cgroup, in the client namespace.
+in_cg() { in_cg_ns "$CNS" "$@"; }
 
 # Header lists used by several tests.
 write_main_list() { # FILE

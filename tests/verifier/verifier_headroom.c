@@ -376,7 +376,9 @@ static void datapath(const char *path, const char *label)
 
 static void proxy(const char *path, const char *label)
 {
-	static const char *const progs[] = { "hdrstrip_sockops", "hdrstrip_msg" };
+	static const char *const progs[] = { "hdrstrip_sockops", "hdrstrip_msg", "hdrstrip_rx" };
+	static const enum bpf_prog_type types[] = { BPF_PROG_TYPE_SOCK_OPS, BPF_PROG_TYPE_SK_MSG,
+						    BPF_PROG_TYPE_SK_SKB };
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(progs); i++) {
 		struct bpf_object *probe = bpf_object__open_file(path, NULL);
@@ -390,8 +392,7 @@ static void proxy(const char *path, const char *label)
 		}
 		bpf_object__for_each_program (p, probe) {
 			if (!strncmp(bpf_program__name(p), progs[i], strlen(progs[i])) ||
-			    (i == 1 && bpf_program__type(p) == BPF_PROG_TYPE_SK_MSG) ||
-			    (i == 0 && bpf_program__type(p) == BPF_PROG_TYPE_SOCK_OPS)) {
+			    bpf_program__type(p) == types[i]) {
 				char name[64];
 
 				snprintf(name, sizeof(name), "%s", bpf_program__name(p));

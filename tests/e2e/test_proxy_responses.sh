@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Proxy mode, responses: origins run in a cgroup made here (in the server
+# namespace), hdrstrip attach --cgroup on it with response rules, and real
+# clients outside it show what they got. The sk_msg program takes internal
+# response field lines out whole, as for requests; the sk_skb program reads
+# the requests the origins' sockets receive, for HEAD.
+#  - a raw Python origin whose responses are a pure function of the
+#    request: pipelined GET, HEAD (its Content-Length covers the next
+#    response's head), 103 with an internal field, chunked with an internal
+#    trailer, HEAD, benign, close; Python's http.client; a 1 MiB body twice
+#    on one connection; a response cut into two writes at every offset:
+#    every byte as sent but the internal lines (compared byte for byte);
+#  - node (setHeader, 103 Early Hints, trailers), nginx add_header, Python's
+#    http.server, with curl and node's http client; IPv4 and IPv6;
+#  - counters per direction (responses_unframed 0: every response framed
+#    by its request's method); requests the origins receive are left as
+#    sent (proxy mode filters what the cgroup's sockets send);
+#  - update: a list without response rules leaves new connections' responses
+#    alone, and one with them filters again;
+#  - detach: responses pass as sent again, and no map of hdrstrip's is left.
+. "$(dirname "$0")/lib.sh"
+
+e2e_init
+require_tools node nginx curl bpftool
+require_cli attach update detach stats
+grep -q -- '--cgroup' <<<"$("$HDRSTRIP" attach --help 2>&1)" || skip "hdrstrip has no proxy mode"
+topo_setup
+cg_make presp || skip "no cgroup2 hierarchy in /proc/mounts"
+CG=$E2E_CG
+
+PORT_RAW=$PORT_PYTHON PORT_NODE_RESP=$PORT_NODE PORT_NGX=$PORT_NGINX PORT_PYHTTP=8083
+PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
+LIST=$WORK/list
+cat >"$LIST" <<'EOF'
+# request rules (the default direction)
+x-internal-auth
+# response rules
+x-backend-server  mask  response
+x-powered-by      mask  response
+x-upstream-*      mask  response
+EOF
+
+# ---- origins: in the cgroup, in the server namespace ----
+in_s_cg() { in_cg_ns "$SNS" "$@"; }
+in_s_cg "$PYTHON" "$E2E_DIR/resp_tool.py" serve "$PORT_RAW" >"$WORK/raw.out.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_listen "$SNS" "$PORT_RAW" "raw origin" $!
+in_s_cg node "$E2E_DIR/servers/resp_origin.js" "$PORT_NODE_RESP" >"$WORK/node.out.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_listen "$SNS" "$PORT_NODE_RESP" "node origin" $!
+mkdir -p "$WORK/nginx"
+{
+	nginx_conf_head "$WORK/nginx-error.log" info 256
+	cat <<EOF
+	server {
+		listen $PORT_NGX;
+		listen [::]:$PORT_NGX;
+		location / {
+			add_header X-Backend-Server "nginx-5.internal" always;
+			add_header X-Keep "yes" always;
+			return 200 "nginx says hello\n";
+		}
+	}
+}
+EOF
+} >"$WORK/nginx/nginx.conf"
+nginx_run "$PORT_NGX" in_s_cg
+in_s_cg "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT_PYHTTP" \
+	--response-header "X-Backend-Server: py-origin-2.internal" \
+	--response-header "X-Keep: yes" >"$WORK/pyhttp.out.log" 2>&1 &
+E2E_PIDS+=($!)
+wait_listen "$SNS" "$PORT_PYHTTP" "python http.server origin" $!
+
+tool() { in_c env RESP_REMOVED=1 "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
+cstats() {
+	local out
+	out=$("$HDRSTRIP" stats --cgroup "$CG" --json) || fail "stats --cgroup --json failed: $out"
+	printf '%s\n' "$out" | "$PYTHON" "$E2E_DIR/json_counters.py" stats "cgroup-$CG_ID" ||
+		fail "cannot read stats --cgroup --json: $out"
+}
+cval() { printf '%s\n' "$1" | counter "$2"; }
+grew() { echo $(($(cval "$2" "$3") - $(cval "$1" "$3"))); } # BEFORE AFTER NAME
+
+curl_get() { # FAM PORT PATH
+	in_c curl -sS -g --max-time 10 -D - "http://$(url_host "$1"):$2$3"
+}
+curl_check() { # FAM PORT PATH WHAT [BODY_REGEX]
+	local out
+	out=$(curl_get "$1" "$2" "$3") || fail "$4: curl failed: $out"
+	assert_no_match "$out" '^x-backend-server|^x-powered-by|^x-upstream' \
+		"$4: curl got no internal field"
+	assert_match "$out" '^x-keep: yes' "$4: curl got the benign field"
+	assert_match "$out" "${5:-hello}" "$4: curl got the body"
+}
+
+step "attach --cgroup (origins inside)" "$HDRSTRIP" attach --cgroup "$CG" --headers "$LIST" \
+	--ports "$PORTS"
+before=$(cstats)
+for fam in 4 6; do
+	step "IPv$fam: pipelined GET, HEAD, 103, chunked, HEAD, benign, close: as sent, less the internal lines" \
+		tool pipeline "$(saddr "$fam")" "$PORT_RAW"
+	step "IPv$fam: http.client GET, HEAD, chunked, benign" tool httpclient "$(saddr "$fam")" "$PORT_RAW"
+	step "IPv$fam: a 1 MiB body, twice on one connection, as sent" tool big "$(saddr "$fam")" "$PORT_RAW"
+	out=$(in_c node "$E2E_DIR/resp_client.js" "$(saddr "$fam")" "$PORT_NODE_RESP" \
+		GET:/ HEAD:/ GET:/early GET:/chunked GET:/) || fail "IPv$fam: node client failed: $out"
+	assert_no_match "$out" 'x-backend-server|x-powered-by|x-upstream' \
+		"IPv$fam: node's client got no internal field (headers, 103, trailers)"
+	assert_eq "$(printf '%s\n' "$out" | grep -c 'x-keep')" 5 "IPv$fam: node's responses with x-keep"
+	assert_match "$out" 'GET /early 103 ' "IPv$fam: node's client got the 103"
+	assert_match "$out" 'GET /chunked 200 .*trailers: body:[1-9]' \
+		"IPv$fam: node's client got the chunked body, its trailer taken out"
+	curl_check "$fam" "$PORT_NODE_RESP" / "IPv$fam node"
+	curl_check "$fam" "$PORT_NGX" / "IPv$fam nginx add_header"
+	curl_check "$fam" "$PORT_PYHTTP" / "IPv$fam python http.server" 'request: GET /'
+	curl_check "$fam" "$PORT_RAW" /chunked "IPv$fam raw chunked"
+done
+after=$(cstats)
+log "http_responses +$(grew "$before" "$after" http_responses)," \
+	"response_headers_matched +$(grew "$before" "$after" response_headers_matched)," \
+	"headers_removed +$(grew "$before" "$after" headers_removed)," \
+	"removed_bytes +$(grew "$before" "$after" removed_bytes)"
+assert_ge "$(grew "$before" "$after" http_responses)" 40 "http_responses grew by"
+assert_ge "$(grew "$before" "$after" response_headers_matched)" 60 "response_headers_matched grew by"
+assert_eq "$(grew "$before" "$after" response_headers_matched)" \
+	"$(grew "$before" "$after" headers_removed)" "every matched response line removed (headers_removed)"
+assert_eq "$(grew "$before" "$after" responses_unframed)" 0 \
+	"responses_unframed (every response framed by its request's method)"
+assert_eq "$(grew "$before" "$after" http_requests)" 0 \
+	"http_requests (the origins' received requests are read for framing only)"
+assert_eq "$(grew "$before" "$after" scan_incomplete)" 0 "scan_incomplete"
+
+# Requests the origins receive are not changed: proxy mode filters what the
+# cgroup's sockets send.
+out=$(in_c curl -sS --max-time 10 -H 'X-Internal-Auth: s3cret' "http://$S4:$PORT_PYHTTP/") ||
+	fail "curl failed: $out"
+assert_match "$out" 'x-internal-auth: s3cret' "received requests left as sent (the origin reports the field)"
+
+# A response cut into two writes at every offset: the line that holds
+# back while its name is not finished leaves whole or not at all.
+len=$(tool length)
+step "a response cut at each of its $((len - 1)) offsets" tool splitall "$S4" "$PORT_RAW"
+
+# A drop rule for responses: the origin's send fails (EACCES), so the
+# response never leaves; the client gets no response at all.
+{ grep -v x-powered-by "$LIST"; echo 'x-powered-by  drop  response'; } >"$WORK/drop.list"
+step "update: x-powered-by drop response" "$HDRSTRIP" update --cgroup "$CG" --headers "$WORK/drop.list"
+before=$(cstats)
+out=$(curl_get 4 "$PORT_NODE_RESP" / 2>&1) && fail "response drop: curl got a response: $out"
+assert_no_match "$out" 'x-powered-by' "response drop: node's response (X-Powered-By) never reached curl"
+out=$(curl_get 4 "$PORT_NGX" /) || fail "response drop: curl to nginx failed: $out"
+assert_match "$out" 'nginx says hello' "response drop: a response without the field arrives"
+after=$(cstats)
+assert_eq "$(grew "$before" "$after" responses_dropped)" 1 "response drop: responses_dropped grew by"
+assert_eq "$(grew "$before" "$after" packets_dropped)" 1 "response drop: packets_dropped grew by"
+
+# update: without response rules, new connections' responses are left
+# alone; with them again, filtered.
+grep -v response "$LIST" >"$WORK/reqonly.list"
+step "update: a list without response rules" "$HDRSTRIP" update --cgroup "$CG" --headers "$WORK/reqonly.list"
+out=$(curl_get 4 "$PORT_NGX" /) || fail "curl failed: $out"
+assert_match "$out" '^x-backend-server: nginx-5' "request rules only: responses untouched"
+step "update: response rules again" "$HDRSTRIP" update --cgroup "$CG" --headers "$LIST"
+curl_check 4 "$PORT_NGX" / "response rules again: nginx"
+
+step "detach --cgroup" "$HDRSTRIP" detach --cgroup "$CG"
+out=$(curl_get 4 "$PORT_NGX" /) || fail "curl failed: $out"
+assert_match "$out" '^x-backend-server: nginx-5' "after detach: responses pass as sent"
+out=$(curl_get 6 "$PORT_NODE_RESP" /) || fail "curl failed: $out"
+assert_match "$out" '^x-backend-server' "after detach: node's responses pass as sent"
+# The kernel frees the maps some time after their last user goes.
+no_maps_left() { ! bpftool map show | grep -qE 'name (servers|rxreq|rxscratch|sk_state) '; }
+poll_until 10 no_maps_left || fail "hdrstrip's proxy maps still exist 10 s after detach: $(bpftool map show | grep -E 'servers|rxreq|sk_state')"
+log "ok: no servers, rxreq or sk_state map left"
+log "PASS"
