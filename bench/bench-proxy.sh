@@ -34,6 +34,7 @@
 # per loop, 200000).
 
 . "$(dirname "$0")/../tests/e2e/lib.sh"
+. "$(dirname "$0")/proxy-lib.sh"
 
 DURATION=${DURATION:-5}
 ROUNDS=${ROUNDS:-5}
@@ -91,10 +92,6 @@ ids = [p["id"] for p in json.load(sys.stdin)
 if len(ids) != 1:
     sys.exit("hdrstrip_msg programs using map %d: %s" % (cfg, ids))
 print(ids[0])' "$cfg" || fail "cannot find the sk_msg program"
-}
-
-prog_stat() { # ID FIELD
-	bpftool -j prog show id "$1" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
 }
 
 counter_now() { # NAME: a counter of the attachment
@@ -156,10 +153,6 @@ loop_none() {
 	LOOP_NONE_CPU+="$CPU " LOOP_NONE_WALL+="$WALL " SEGS_NONE+="$SEGS "
 }
 
-median() { tr ' ' '\n' | awk 'NF' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-span() { tr ' ' '\n' | awk 'NF' | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
-ratio() { awk -v b="$1" -v a1="$2" -v a2="$3" 'BEGIN { printf "%.4f", b / ((a1 + a2) / 2) }'; }
-
 # ---- set-up ---------------------------------------------------------------------
 
 e2e_init
@@ -170,27 +163,7 @@ require_cli attach detach stats
 CG_ROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CG_ROOT" ] || skip "no cgroup2 hierarchy in /proc/mounts"
 trap bench_cleanup EXIT
-
-# BPF run-time statistics, held on by an fd (BPF_ENABLE_STATS) for as long
-# as the benchmark runs: kernel.bpf_stats_enabled is left alone, so that
-# others who turn it on and off do not switch them off under us.
-"$PYTHON" -c '
-import ctypes, os, platform, signal, sys
-nr = {"x86_64": 321, "aarch64": 280}.get(platform.machine())
-libc = ctypes.CDLL(None, use_errno=True)
-attr = ctypes.create_string_buffer(128)  # enable_stats.type: BPF_STATS_RUN_TIME (0)
-fd = libc.syscall(nr, 32, attr, 128) if nr else -1  # BPF_ENABLE_STATS
-if fd < 0:
-    sys.exit("BPF_ENABLE_STATS failed: %s" % os.strerror(ctypes.get_errno()))
-print("on", flush=True)
-signal.pause()' >"$WORK/stats.out" 2>&1 &
-E2E_PIDS+=($!)
-for _ in $(seq 1 100); do
-	grep -q . "$WORK/stats.out" && break
-	sleep 0.05
-done
-grep -qx on "$WORK/stats.out" || fail "cannot turn BPF statistics on: $(cat "$WORK/stats.out")"
-log "ok: BPF run-time statistics on (BPF_ENABLE_STATS, held until the end)"
+bpf_stats_on
 
 topo_setup
 cg=$CG_ROOT/hsbench-proxy-$$

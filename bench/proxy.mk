@@ -5,8 +5,12 @@
 #                      (BPF statistics); ns per send() of a ~700-byte request
 #                      on a loopback connection: without, with a pass-only
 #                      sk_msg floor, with hdrstrip
+#   make bench-proxy-responses   nginx in the cgroup answering wrk outside it,
+#                      without and with response rules, alternated; nginx's
+#                      worker CPU per request; the sk_msg and sk_skb
+#                      programs' ns per response / received request
 # Knobs: DURATION (s per wrk run), ROUNDS, CONNS, SENDS (see bench/bench-proxy.sh).
-.PHONY: bench-proxy
+.PHONY: bench-proxy bench-proxy-responses
 
 BENCH_SENDLOOP := $(BENCH_OUT)/proxy_sendloop
 BENCH_PROXY_FLOOR := $(BENCH_OUT)/proxy_floor.bpf.o
@@ -22,3 +26,6 @@ $(BENCH_PROXY_FLOOR): bench/bpf/proxy_floor.bpf.c | $(BENCH_OUT)
 bench-proxy: $(OUTPUT)/hdrstrip $(PROXY_OBJ) $(BENCH_SENDLOOP) $(BENCH_PROXY_FLOOR)
 	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) SENDLOOP=$(abspath $(BENCH_SENDLOOP)) \
 		FLOOR_OBJ=$(abspath $(BENCH_PROXY_FLOOR)) bench/bench-proxy.sh
+
+bench-proxy-responses: $(OUTPUT)/hdrstrip $(PROXY_OBJ)
+	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) bench/bench-proxy-responses.sh
