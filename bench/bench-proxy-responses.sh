@@ -82,24 +82,6 @@ detach() {
 	"$HDRSTRIP" detach --cgroup "$CG" >"$WORK/detach.log" 2>&1 ||
 		fail "detach --cgroup: $(cat "$WORK/detach.log")"
 }
-# prog_id NAME: this attachment's program NAME (the one using its config).
-prog_id() {
-	local cfg
-	cfg=$(bpftool -j map show pinned "$PIN/config" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["id"])') ||
-		fail "no config map pinned in $PIN"
-	bpftool -j prog show | "$PYTHON" -c '
-import json, sys
-ids = [p["id"] for p in json.load(sys.stdin)
-       if p.get("name") == sys.argv[2] and int(sys.argv[1]) in p.get("map_ids", [])]
-if len(ids) != 1:
-    sys.exit("%s programs using map %s: %s" % (sys.argv[2], sys.argv[1], ids))
-print(ids[0])' "$cfg" "$1" || fail "cannot find the $1 program"
-}
-counter_now() {
-	"$HDRSTRIP" stats --cgroup "$CG" --json |
-		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"
-}
-
 # What it measures must work first.
 hdrs() { in_c curl -s -D - -o /dev/null --max-time 5 "http://$S4:$PORT/"; }
 assert_match "$(hdrs)" '^x-backend-server' "no program: the internal fields reach the client"

@@ -78,27 +78,6 @@ detach() {
 		fail "detach --cgroup: $(cat "$WORK/detach.log")"
 }
 
-# The id of this attachment's sk_msg program: the hdrstrip_msg that uses the
-# pinned config map.
-msg_prog_id() {
-	local cfg
-	cfg=$(bpftool -j map show pinned "$PIN/config" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["id"])') ||
-		fail "no config map pinned in $PIN"
-	bpftool -j prog show | "$PYTHON" -c '
-import json, sys
-cfg = int(sys.argv[1])
-ids = [p["id"] for p in json.load(sys.stdin)
-       if p.get("name") == "hdrstrip_msg" and cfg in p.get("map_ids", [])]
-if len(ids) != 1:
-    sys.exit("hdrstrip_msg programs using map %d: %s" % (cfg, ids))
-print(ids[0])' "$cfg" || fail "cannot find the sk_msg program"
-}
-
-counter_now() { # NAME: a counter of the attachment
-	"$HDRSTRIP" stats --cgroup "$CG" --json |
-		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"
-}
-
 # CPU time so far: of the cgroup's processes (wrk: its sends, the sk_msg
 # program, what the kernel does for them), and of nginx's worker.
 cg_cpu_ns() { awk '$1 == "usage_usec" { printf "%.0f\n", $2 * 1000 }' "$CG/cpu.stat"; }
@@ -233,7 +212,7 @@ for mode in keepalive close; do
 	CPU_NONE[$mode]+="$CCPU:$SCPU "
 	for round in $(seq 1 "$ROUNDS"); do
 		attach
-		id=$(msg_prog_id)
+		id=$(prog_id hdrstrip_msg)
 		t0=$(prog_stat "$id" run_time_ns) c0=$(prog_stat "$id" run_cnt)
 		r0=$(counter_now headers_removed)
 		run_wrk "$mode"

@@ -3,6 +3,26 @@
 # What the proxy-mode benchmarks share (bench-proxy.sh,
 # bench-proxy-responses.sh); sourced after tests/e2e/lib.sh.
 
+# prog_id NAME: the id of program NAME of the attachment whose maps are
+# pinned in $PIN (the one that uses its config map).
+prog_id() {
+	local cfg
+	cfg=$(bpftool -j map show pinned "$PIN/config" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["id"])') ||
+		fail "no config map pinned in $PIN"
+	bpftool -j prog show | "$PYTHON" -c '
+import json, sys
+ids = [p["id"] for p in json.load(sys.stdin)
+       if p.get("name") == sys.argv[2] and int(sys.argv[1]) in p.get("map_ids", [])]
+if len(ids) != 1:
+    sys.exit("%s programs using map %s: %s" % (sys.argv[2], sys.argv[1], ids))
+print(ids[0])' "$cfg" "$1" || fail "cannot find the $1 program"
+}
+
+counter_now() { # NAME: a counter of the attachment to $CG
+	"$HDRSTRIP" stats --cgroup "$CG" --json |
+		"$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)[0][sys.argv[1]])' "$1"
+}
+
 prog_stat() { # ID FIELD
 	bpftool -j prog show id "$1" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], 0))' "$2"
 }

@@ -487,6 +487,45 @@ EOF
 	log "ok: nginx on :$PORT_NGINX, proxying to the backend on 127.0.0.1:$PORT_BACKEND"
 }
 
+# resp_origins RUNNER: the origins of the response tests, in the server
+# namespace, each started by RUNNER (in_s, or one into a cgroup), each
+# sending internal response fields: resp_tool.py's raw origin on
+# $PORT_PYTHON, node's (servers/resp_origin.js) on $PORT_NODE, nginx
+# add_header on $PORT_NGINX, Python's http.server on $PORT_PYHTTP.
+PORT_PYHTTP=8083
+resp_origins() {
+	local run=$1
+	"$run" "$PYTHON" "$E2E_DIR/resp_tool.py" serve "$PORT_PYTHON" >"$WORK/raw.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_PYTHON" "raw origin" $!
+	"$run" node "$E2E_DIR/servers/resp_origin.js" "$PORT_NODE" >"$WORK/node.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NODE" "node origin" $!
+	mkdir -p "$WORK/nginx"
+	{
+		nginx_conf_head "$WORK/nginx-error.log" info 256
+		cat <<EOF
+	server {
+		listen $PORT_NGINX;
+		listen [::]:$PORT_NGINX;
+		location / {
+			add_header X-Backend-Server "nginx-5.internal" always;
+			add_header X-Powered-By "nginx/hs-test" always;
+			add_header X-Keep "yes" always;
+			return 200 "nginx says hello\n";
+		}
+	}
+}
+EOF
+	} >"$WORK/nginx/nginx.conf"
+	nginx_run "$PORT_NGINX" "$run"
+	"$run" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT_PYHTTP" \
+		--response-header "X-Backend-Server: py-origin-2.internal" \
+		--response-header "X-Keep: yes" >"$WORK/pyhttp.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_PYHTTP" "python http.server origin" $!
+}
+
 start_servers() {
 	start_node
 	start_nginx

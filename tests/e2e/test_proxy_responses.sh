@@ -29,7 +29,7 @@ topo_setup
 cg_make presp || skip "no cgroup2 hierarchy in /proc/mounts"
 CG=$E2E_CG
 
-PORT_RAW=$PORT_PYTHON PORT_NODE_RESP=$PORT_NODE PORT_NGX=$PORT_NGINX PORT_PYHTTP=8083
+PORT_RAW=$PORT_PYTHON PORT_NODE_RESP=$PORT_NODE PORT_NGX=$PORT_NGINX
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
 LIST=$WORK/list
 cat >"$LIST" <<'EOF'
@@ -43,34 +43,7 @@ EOF
 
 # ---- origins: in the cgroup, in the server namespace ----
 in_s_cg() { in_cg_ns "$SNS" "$@"; }
-in_s_cg "$PYTHON" "$E2E_DIR/resp_tool.py" serve "$PORT_RAW" >"$WORK/raw.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_RAW" "raw origin" $!
-in_s_cg node "$E2E_DIR/servers/resp_origin.js" "$PORT_NODE_RESP" >"$WORK/node.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_NODE_RESP" "node origin" $!
-mkdir -p "$WORK/nginx"
-{
-	nginx_conf_head "$WORK/nginx-error.log" info 256
-	cat <<EOF
-	server {
-		listen $PORT_NGX;
-		listen [::]:$PORT_NGX;
-		location / {
-			add_header X-Backend-Server "nginx-5.internal" always;
-			add_header X-Keep "yes" always;
-			return 200 "nginx says hello\n";
-		}
-	}
-}
-EOF
-} >"$WORK/nginx/nginx.conf"
-nginx_run "$PORT_NGX" in_s_cg
-in_s_cg "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT_PYHTTP" \
-	--response-header "X-Backend-Server: py-origin-2.internal" \
-	--response-header "X-Keep: yes" >"$WORK/pyhttp.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_PYHTTP" "python http.server origin" $!
+resp_origins in_s_cg
 
 tool() { in_c env RESP_REMOVED=1 "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
 cstats() {
@@ -148,8 +121,8 @@ step "update: x-powered-by drop response" "$HDRSTRIP" update --cgroup "$CG" --he
 before=$(cstats)
 out=$(curl_get 4 "$PORT_NODE_RESP" / 2>&1) && fail "response drop: curl got a response: $out"
 assert_no_match "$out" 'x-powered-by' "response drop: node's response (X-Powered-By) never reached curl"
-out=$(curl_get 4 "$PORT_NGX" /) || fail "response drop: curl to nginx failed: $out"
-assert_match "$out" 'nginx says hello' "response drop: a response without the field arrives"
+out=$(curl_get 4 "$PORT_PYHTTP" /) || fail "response drop: curl to http.server failed: $out"
+assert_match "$out" 'request: GET /' "response drop: a response without the field arrives"
 after=$(cstats)
 assert_eq "$(grew "$before" "$after" responses_dropped)" 1 "response drop: responses_dropped grew by"
 assert_eq "$(grew "$before" "$after" packets_dropped)" 1 "response drop: packets_dropped grew by"

@@ -35,38 +35,7 @@ x-powered-by      mask  response
 x-upstream-*      mask  response
 EOF
 
-# ---- origins, in the server namespace ----
-in_s "$PYTHON" "$E2E_DIR/resp_tool.py" serve "$PORT_RAW" >"$WORK/raw.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_RAW" "raw origin" $!
-in_s node "$E2E_DIR/servers/resp_origin.js" "$PORT_NODE_RESP" >"$WORK/node.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_NODE_RESP" "node origin" $!
-mkdir -p "$WORK/nginx"
-{
-	nginx_conf_head "$WORK/nginx-error.log" info 256
-	cat <<EOF
-	server {
-		listen $PORT_NGX;
-		listen [::]:$PORT_NGX;
-		location / {
-			add_header X-Backend-Server "nginx-5.internal" always;
-			add_header X-Powered-By "nginx/hs-test" always;
-			add_header X-Keep "yes" always;
-			return 200 "nginx says hello\n";
-		}
-	}
-}
-EOF
-} >"$WORK/nginx/nginx.conf"
-nginx_run "$PORT_NGX"
-# Python's http.server, a field added to every response.
-PORT_PYHTTP=8083
-in_s "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT_PYHTTP" \
-	--response-header "X-Backend-Server: py-origin-2.internal" \
-	--response-header "X-Keep: yes" >"$WORK/pyhttp.out.log" 2>&1 &
-E2E_PIDS+=($!)
-wait_listen "$SNS" "$PORT_PYHTTP" "python http.server origin" $!
+resp_origins in_s
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
 
 tool() { in_c "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
