@@ -607,6 +607,19 @@ in_cg_ns() {
 # in_cg CMD...: in the test's cgroup, in the client namespace.
 in_cg() { in_cg_ns "$CNS" "$@"; }
 
+# write_resp_list FILE: the response tests' list (resp_origins' internal
+# fields as response rules, one request rule).
+write_resp_list() {
+	cat >"$1" <<'EOF'
+# request rules (the default direction)
+x-internal-auth
+# response rules
+x-backend-server  mask  response
+x-powered-by      mask  response
+x-upstream-*      mask  response
+EOF
+}
+
 # Header lists used by several tests.
 write_main_list() { # FILE
 	cat >"$1" <<'EOF'

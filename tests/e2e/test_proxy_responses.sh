@@ -32,14 +32,7 @@ CG=$E2E_CG
 PORT_RAW=$PORT_PYTHON PORT_NODE_RESP=$PORT_NODE PORT_NGX=$PORT_NGINX
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
 LIST=$WORK/list
-cat >"$LIST" <<'EOF'
-# request rules (the default direction)
-x-internal-auth
-# response rules
-x-backend-server  mask  response
-x-powered-by      mask  response
-x-upstream-*      mask  response
-EOF
+write_resp_list "$LIST"
 
 # ---- origins: in the cgroup, in the server namespace ----
 in_s_cg() { in_cg_ns "$SNS" "$@"; }

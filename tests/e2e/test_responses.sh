@@ -26,14 +26,7 @@ PORT_RAW=$PORT_PYTHON # the raw Python origin
 PORT_NODE_RESP=$PORT_NODE
 PORT_NGX=$PORT_NGINX
 LIST=$WORK/list
-cat >"$LIST" <<'EOF'
-# request rules (the default direction)
-x-internal-auth
-# response rules
-x-backend-server  mask  response
-x-powered-by      mask  response
-x-upstream-*      mask  response
-EOF
+write_resp_list "$LIST"
 
 resp_origins in_s
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
