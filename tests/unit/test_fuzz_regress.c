@@ -324,58 +324,22 @@ static void test_tcp_model_control(void **state)
 
 /* ---- the scanner, segment by segment ---- */
 
-struct cut_scan {
-	char out[1024];
-	__u8 phase; /* where the stream ended */
-	unsigned int conflicts, masked, observed, matched;
-};
-
 /* Scan @text in segments ending at the first @n_cuts of @cuts (ascending,
- * inside the text), the
- * first one with @first_opts, every one with @opts, as hdrstrip.bpf.c does
- * (a terminal phase ends the stream). */
+ * inside the text), the first one with @first_opts, every one with @opts, as
+ * hdrstrip.bpf.c does (seg_scan, testutil.h). */
 /* scan_cut()'s @first_opts: the connection has no state (flow.h starts
  * such a one line by line). */
 #define CUT_NO_STATE 0x80
 
 static void scan_cut(const struct hs_trie *t, const char *text, const size_t *cuts, size_t n_cuts,
-		     __u8 first_opts, __u8 opts, struct cut_scan *r)
+		     __u8 first_opts, __u8 opts, struct seg_scan *r)
 {
-	size_t len = strlen(text), off = 0;
 	struct hs_stream st;
 
-	assert_true(len < sizeof(r->out));
-	memset(r, 0, sizeof(*r));
-	memcpy(r->out, text, len);
 	hs_stream_init(&st);
 	if (first_opts & CUT_NO_STATE)
 		hs_stream_untrack(&st); /* a connection first seen mid-way */
-	for (size_t i = 0; i <= n_cuts && off < len; i++) {
-		size_t end = i < n_cuts ? cuts[i] : len, n = end - off;
-		__u8 *buf = malloc(n);
-		struct hs_scan s;
-		int rc, steps = 0;
-
-		assert_non_null(buf);
-		memcpy(buf, text + off, n);
-		hs_scan_begin(&s, &st, 0, n, 0);
-		s.opts = opts | (i == 0 ? first_opts & ~CUT_NO_STATE : 0);
-		do {
-			rc = hs_scan_step(&s, t, buf, buf + n);
-			assert_true(++steps < 100000);
-		} while (rc != HS_STEP_DONE && s.st.phase != HS_PH_DROPPED);
-		memcpy(r->out + off, buf, n);
-		free(buf);
-		r->phase = s.st.phase;
-		r->conflicts += s.conflicts;
-		r->masked += s.masked;
-		r->observed += s.observed;
-		r->matched += s.matched;
-		if (s.st.phase >= HS_PH_NOT_HTTP)
-			return;
-		hs_scan_finish(&s, &st);
-		off = end;
-	}
+	seg_scan(t, text, st, cuts, n_cuts, first_opts & ~CUT_NO_STATE, opts, NULL, r);
 }
 
 /*
@@ -388,7 +352,7 @@ static void test_framing_name_cut_after_blanks(void **state)
 {
 	static char text[256];
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 	size_t head, cut;
 
 	(void)state;
@@ -419,7 +383,7 @@ static void test_framing_name_after_300_blanks(void **state)
 {
 	static char text[512];
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 	size_t head;
 
 	(void)state;
@@ -446,7 +410,7 @@ static void test_midconn_first_line_cut(void **state)
 	static const char leak[] = "a b Hx\r\nX-Internal-Auth: s\r\n\r\n",
 			  req[] = "GET / HTTP/1.1\r\nX-Internal-Auth: s\r\n\r\n";
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 	size_t cut;
 
 	(void)state;
@@ -537,7 +501,7 @@ static void test_observe_rule(void **state)
 		   *trace = strstr(text, "X-Internal-Trace");
 	size_t at = (size_t)(auth - text), line = strlen("X-Internal-Auth: a");
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 
 	(void)state;
 	fx_build(&fx, "x-internal-auth observe\nx-internal-trace\n", -1);
@@ -569,7 +533,7 @@ static void test_observe_mode(void **state)
 	static const char text[] = "GET / HTTP/1.1\r\nX-Internal-Auth: a\r\nX-Kill-Switch: b\r\n"
 				   "\r\nGET /2 HTTP/1.1\r\nX-Internal-Trace: c\r\n\r\n";
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 
 	(void)state;
 	fx_build(&fx, "x-internal-auth\nx-internal-trace\nx-kill-switch drop\n", -1);
@@ -595,7 +559,7 @@ static void test_observe_framing_field(void **state)
 	const char *body = strstr(text, "X-Internal-Auth: b"),
 		   *next = strstr(text, "X-Internal-Auth: c");
 	struct fixture fx;
-	struct cut_scan r;
+	struct seg_scan r;
 
 	(void)state;
 	fx_build(&fx, "content-length observe\nx-internal-auth\n", -1);

@@ -21,63 +21,14 @@
 	"debug-*  mask  both\n"                                                                    \
 	"x-upstream-addr  drop  response\n"
 
-/* What the request side published for the response side (hs_scan.peer_*). */
-struct peer {
-	int known;
-	__u16 n;
-	__u64 heads;
-};
-
-struct result {
-	char out[4096];
-	unsigned int phase, messages, matched, masked, unframed, desync, conflicts;
-	struct hs_stream st;
-};
-
 /* Scan @text as a stream of direction @dir, cut at @cut (0: whole). */
 static void scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u32 dir,
-		     const struct peer *p, struct result *r)
+		     const struct seg_peer *p, struct seg_scan *r)
 {
-	size_t len = strlen(text), off = 0;
 	struct hs_stream st;
 
-	assert_true(len < sizeof(r->out));
-	memset(r, 0, sizeof(*r));
-	memcpy(r->out, text, len);
 	hs_stream_init_dir(&st, dir);
-	for (int i = 0; i < 2 && off < len; i++) {
-		size_t end = i == 0 && cut ? cut : len, n = end - off;
-		__u8 *buf = malloc(n + 1);
-		struct hs_scan s;
-		int rc, steps = 0;
-
-		assert_non_null(buf);
-		memcpy(buf, text + off, n);
-		hs_scan_begin(&s, &st, 0, (__u32)n, 0);
-		if (p) {
-			s.peer_known = (__u8)p->known;
-			s.peer_n = p->n;
-			s.peer_heads = p->heads;
-		}
-		do {
-			rc = hs_scan_step(&s, t, buf, buf + n);
-			assert_true(++steps < 100000);
-		} while (rc != HS_STEP_DONE && s.st.phase != HS_PH_DROPPED);
-		memcpy(r->out + off, buf, n);
-		free(buf);
-		r->phase = s.st.phase;
-		r->messages += s.requests;
-		r->matched += s.matched;
-		r->masked += s.masked;
-		r->unframed += s.unframed;
-		r->desync += s.desync;
-		r->conflicts += s.conflicts;
-		if (s.st.phase >= HS_PH_NOT_HTTP)
-			break;
-		hs_scan_finish(&s, &st);
-		off = end;
-	}
-	r->st = st;
+	seg_scan(t, text, st, &cut, cut ? 1 : 0, 0, 0, p, r);
 }
 
 /* @text scanned whole, then cut at every offset: the same bytes and counts
@@ -87,9 +38,9 @@ static void scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u3
  * stream's direction could still match it, never applies). The whole
  * scan's result is left in @r. */
 static void scan_all_cuts(const struct hs_trie *t, const char *text, __u32 dir,
-			  const struct peer *p, struct result *r)
+			  const struct seg_peer *p, struct seg_scan *r)
 {
-	static struct result c;
+	static struct seg_scan c;
 	size_t len = strlen(text);
 
 	scan_dir(t, text, 0, dir, p, r);
@@ -144,8 +95,8 @@ static void test_directions(void **state)
 				  "Secret-Token: gone\r\n"
 				  "X-Backend-Server: kept\r\n"
 				  "debug-trace: 1\r\n\r\n";
-	struct peer p = { 1, 1, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 1, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
@@ -173,7 +124,7 @@ static void test_request_heads(void **state)
 				  "HEADER / HTTP/1.1\r\n\r\n"
 				  "HEA / HTTP/1.1\r\n\r\n"
 				  "GET / HTTP/1.1\r\nContent-Length: 4\r\n\r\nHEAD";
-	struct result r;
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, NULL, &r);
@@ -193,8 +144,8 @@ static void test_head_among_gets(void **state)
 				   "X-Backend-Server: b\r\n\r\n"
 				   "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n"
 				   "X-Backend-Server: c\r\n\r\nok";
-	struct peer head = { 1, 3, 0x2 }, get = { 1, 3, 0 };
-	struct result r;
+	struct seg_peer head = { 1, 3, 0x2 }, get = { 1, 3, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &head, &r);
@@ -219,8 +170,8 @@ static void test_unknown_request(void **state)
 				   "x-backend-server: 1"
 				   "HTTP/1.1 200 OK\r\nX-Backend-Server: b\r\n"
 				   "Content-Length: 0\r\n\r\n";
-	struct peer none = { 0, 0, 0 }, behind = { 1, 1, 0 };
-	struct result r;
+	struct seg_peer none = { 0, 0, 0 }, behind = { 1, 1, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &none, &r);
@@ -247,8 +198,8 @@ static void test_interim_and_bodiless(void **state)
 				   "HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n"
 				   "HTTP/1.0 200 OK\r\nContent-Length: 0\r\n"
 				   "X-Backend-Server: c\r\n\r\n";
-	struct peer p = { 1, 3, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 3, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
@@ -267,8 +218,8 @@ static void test_chunked_trailers(void **state)
 				   "0\r\nX-Backend-Server: trailer\r\n\r\n"
 				   "HTTP/1.1 200 OK\r\nX-Backend-Server: next\r\n"
 				   "Content-Length: 0\r\n\r\n";
-	struct peer p = { 1, 2, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 2, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
@@ -285,8 +236,8 @@ static void test_chunked_trailers(void **state)
  * unframed response). */
 static void expect_line_by_line(const char *const *cases, size_t n, unsigned int desync)
 {
-	struct peer p = { 1, 1, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 1, 0 };
+	struct seg_scan r;
 
 	for (size_t i = 0; i < n; i++) {
 		scan_all_cuts(fx.trie, cases[i], HS_DIR_RESPONSE, &p, &r);
@@ -317,8 +268,8 @@ static void test_upgrade_field_no_switch(void **state)
 	static const char resp[] =
 		"HTTP/1.1 200 OK\r\nUpgrade: h2c\r\nContent-Length: 2\r\n\r\nok"
 		"HTTP/1.1 200 OK\r\nX-Backend-Server: a\r\nContent-Length: 0\r\n\r\n";
-	struct peer p = { 1, 2, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 2, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
@@ -350,8 +301,8 @@ static void test_liberal_status_lines(void **state)
 	static const char resp[] = "\r\n HTTP/1.1 200\r\nX-Backend-Server : a\r\n"
 				   "Debug-Id: 1\r\n  folded\r\nContent-Length: 0\r\n\r\n"
 				   "HTTP/1.1\t200\tOK\r\nx-backend-server: b\r\n\r\n";
-	struct peer p = { 1, 2, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 2, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
@@ -366,8 +317,8 @@ static void test_response_drop(void **state)
 {
 	static const char resp[] = "HTTP/1.1 200 OK\r\nX-Upstream-Addr: 10.1.2.3\r\n\r\n";
 	static const char req[] = "GET / HTTP/1.1\r\nX-Upstream-Addr: 10.1.2.3\r\n\r\n";
-	struct peer p = { 1, 1, 0 };
-	struct result r;
+	struct seg_peer p = { 1, 1, 0 };
+	struct seg_scan r;
 
 	(void)state;
 	scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, &p, &r);
@@ -384,7 +335,7 @@ static void test_either_stream(void **state)
 {
 	static const char text[] = "HTTP/1.1 200 OK\r\nSecret-Token: s\r\nX-Backend-Server: a\r\n"
 				   "\r\nGET / HTTP/1.1\r\nsecret-token: t\r\nAccept: */*\r\n\r\n";
-	struct result r;
+	struct seg_scan r;
 
 	(void)state;
 	scan_all_cuts(fx.trie, text, HS_DIR_EITHER, NULL, &r);

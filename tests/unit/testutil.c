@@ -482,3 +482,51 @@ int next_line(const char *text, size_t *pos, const char **line, size_t *len)
 	*pos += *len + (nl != NULL);
 	return 1;
 }
+
+/* ---- the scanner, segment by segment ---- */
+
+void seg_scan(const struct hs_trie *t, const char *text, struct hs_stream st, const size_t *cuts,
+	      size_t n_cuts, __u8 first_opts, __u8 opts, const struct seg_peer *p,
+	      struct seg_scan *r)
+{
+	size_t len = strlen(text), off = 0;
+
+	assert_true(len < sizeof(r->out));
+	memset(r, 0, sizeof(*r));
+	memcpy(r->out, text, len);
+	for (size_t i = 0; i <= n_cuts && off < len; i++) {
+		size_t end = i < n_cuts ? cuts[i] : len, n = end - off;
+		__u8 *buf = malloc(n);
+		struct hs_scan s;
+		int rc, steps = 0;
+
+		assert_non_null(buf);
+		memcpy(buf, text + off, n);
+		hs_scan_begin(&s, &st, 0, (__u32)n, 0);
+		s.opts = opts | (i == 0 ? first_opts : 0);
+		if (p) {
+			s.peer_known = (__u8)p->known;
+			s.peer_n = p->n;
+			s.peer_heads = p->heads;
+		}
+		do {
+			rc = hs_scan_step(&s, t, buf, buf + n);
+			assert_true(++steps < 100000);
+		} while (rc != HS_STEP_DONE && s.st.phase != HS_PH_DROPPED);
+		memcpy(r->out + off, buf, n);
+		free(buf);
+		r->phase = s.st.phase;
+		r->messages += s.requests;
+		r->matched += s.matched;
+		r->masked += s.masked;
+		r->observed += s.observed;
+		r->unframed += s.unframed;
+		r->desync += s.desync;
+		r->conflicts += s.conflicts;
+		if (s.st.phase >= HS_PH_NOT_HTTP)
+			break;
+		hs_scan_finish(&s, &st);
+		off = end;
+	}
+	r->st = st;
+}

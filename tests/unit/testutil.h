@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <hdrstrip/scan.h>
+
 #include "compile.h"
 #include "hlist.h"
 
@@ -114,6 +116,36 @@ __u32 check_query(const struct hs_trie *t, const struct hs_trie *copy, const str
 
 /* @q as C source text, for messages (static buffer: one call per message). */
 const char *show_query(const __u8 *q, size_t len);
+
+/* ---- the scanner, segment by segment ---- */
+
+/* What the request side published for a response stream (hs_scan.peer_*). */
+struct seg_peer {
+	int known;
+	__u16 n;
+	__u64 heads;
+};
+
+/* What scanning a text segment by segment gave. */
+struct seg_scan {
+	char out[4096]; /* the text as the scan left it (masked) */
+	struct hs_stream st; /* the state after the last segment finished */
+	__u8 phase; /* where the stream ended */
+	unsigned int messages, matched, masked, observed, unframed, desync, conflicts;
+};
+
+/*
+ * Scan @text (NUL-terminated) from stream state @st in segments that end at
+ * the first @n_cuts of @cuts (ascending, inside the text) and at its end, as
+ * the datapath does: each segment an exact-size buffer of its own (ASan sees
+ * over-reads), the state carried from one to the next; the first segment
+ * with opts @first_opts, every one with @opts; a response stream's request
+ * history @p (NULL: none). A terminal phase (not HTTP, dropped, halted) ends
+ * the scan there.
+ */
+void seg_scan(const struct hs_trie *t, const char *text, struct hs_stream st, const size_t *cuts,
+	      size_t n_cuts, __u8 first_opts, __u8 opts, const struct seg_peer *p,
+	      struct seg_scan *r);
 
 /* ---- randomness ---- */
 
