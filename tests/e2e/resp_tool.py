@@ -14,6 +14,10 @@ and clients that show exactly what reached them.
                                      in two writes cut at byte K
   resp_tool.py httpclient HOST PORT  Python's http.client: GET, HEAD, GET on
                                      one connection; prints what it parsed
+  resp_tool.py fastopen HOST PORT    GET /close in the SYN (TCP Fast Open; a
+                                     first connection fetches the cookie), twice
+The origin's listener takes TCP Fast Open where the namespace lets servers
+use it (net.ipv4.tcp_fastopen bit 2).
 Clients check the bytes they got against what the origin sent: every line
 with an internal field (by name, case-insensitive) comes out masked to the
 same length ("y-hdrstrip: xxx" or a cut form of it), every other byte as
@@ -71,6 +75,7 @@ def serve(port):
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     srv.bind(("::", port))
+    srv.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
     srv.listen(64)
     import threading
 
@@ -242,6 +247,21 @@ def httpclient(host, port):
         print("ok http.client %s %s: %d %s" % (method, path, r.status, ",".join(names)))
 
 
+def fastopen(host, port):
+    """GET /close sent with the SYN (MSG_FASTOPEN): the first connection without
+    a cookie (the request goes after the handshake), then two with it."""
+    fam = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sent = response("GET", "/close")
+    for i in range(3):
+        s = socket.socket(fam, socket.SOCK_STREAM)
+        s.sendto(b"GET /close HTTP/1.1\r\nHost: h\r\n\r\n", socket.MSG_FASTOPEN, (host, port))
+        s.settimeout(10)
+        got = read_all(s)
+        s.close()
+        n = compare(sent, got, "fast open %d" % i)
+        print("ok fast open %d: %d internal lines %s" % (i, n, "removed" if REMOVED else "masked"))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "serve":
@@ -258,6 +278,8 @@ def main():
         big(sys.argv[2], int(sys.argv[3]))
     elif cmd == "httpclient":
         httpclient(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "fastopen":
+        fastopen(sys.argv[2], int(sys.argv[3]))
     elif cmd == "length":
         print(len(response("GET", "/split")))
     else:

@@ -16,6 +16,9 @@
 #  - counters per direction (responses_unframed 0: every response framed
 #    by its request's method); requests the origins receive are left as
 #    sent (proxy mode filters what the cgroup's sockets send);
+#  - a request in the SYN (server-side TCP Fast Open): its responses go
+#    line by line (responses_unframed), nothing internal gets through;
+#  - a response drop rule: the origin's send fails, curl gets nothing;
 #  - update: a list without response rules leaves new connections' responses
 #    alone, and one with them filters again;
 #  - detach: responses pass as sent again, and no map of hdrstrip's is left.
@@ -33,6 +36,10 @@ PORT_RAW=$PORT_PYTHON PORT_NODE_RESP=$PORT_NODE PORT_NGX=$PORT_NGINX
 PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
 LIST=$WORK/list
 write_resp_list "$LIST"
+
+# Server-side TCP Fast Open (the raw origin's listener takes it): a request
+# in the SYN is queued before the sk_skb program can see it.
+step "server namespace: TCP Fast Open for listeners that ask" in_s sysctl -qw net.ipv4.tcp_fastopen=3
 
 # ---- origins: in the cgroup, in the server namespace ----
 in_s_cg() { in_cg_ns "$SNS" "$@"; }
@@ -101,6 +108,16 @@ assert_eq "$(grew "$before" "$after" scan_incomplete)" 0 "scan_incomplete"
 out=$(in_c curl -sS --max-time 10 -H 'X-Internal-Auth: s3cret' "http://$S4:$PORT_PYHTTP/") ||
 	fail "curl failed: $out"
 assert_match "$out" 'x-internal-auth: s3cret' "received requests left as sent (the origin reports the field)"
+
+# TCP Fast Open: the request in the SYN is read before the connection's
+# received requests can be followed, so its responses go line by line
+# (counted); nothing internal gets through.
+before=$(cstats)
+step "requests in the SYN (TCP Fast Open): responses without internal lines" \
+	tool fastopen "$S4" "$PORT_RAW"
+after=$(cstats)
+assert_ge "$(grew "$before" "$after" responses_unframed)" 2 \
+	"fast open: responses_unframed (the requests in the SYN were not seen)"
 
 # A response cut into two writes at every offset: the line that holds
 # back while its name is not finished leaves whole or not at all.
