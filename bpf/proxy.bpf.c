@@ -527,6 +527,12 @@ int hdrstrip_rx(struct __sk_buff *skb)
 	bpf_loop(HS_MAX_CALLS, rx_cb, &c, 0);
 	if (!sc->done)
 		goto lost;
+	if (sc->s.st.phase >= HS_PH_NOT_HTTP) {
+		/* No HTTP request (it may be TLS): none is counted from here. */
+		hs_stream_untrack(rx);
+		(*nest)--;
+		return SK_PASS;
+	}
 	hs_scan_finish(&sc->s, rx);
 	if (!hs_seg_rest_is_body(rx, len - n))
 		goto lost;

@@ -94,8 +94,9 @@ HS_INLINE void hs_ambiguous_end(struct hs_scan *s)
 }
 
 /* Line by line from here to the connection's end (no framing): a
- * response switched protocols, or is read until the connection closes, or
- * its framing depends on a request not known. */
+ * response switched protocols, is read until the connection closes, is an
+ * interim one other than 100, or its framing depends on a request not
+ * known. */
 HS_INLINE int hs_lines_to_close(struct hs_scan *s)
 {
 	hs_stream_untrack(&s->st);
@@ -113,8 +114,21 @@ HS_INLINE int hs_response_head_done(struct hs_scan *s)
 {
 	__u16 st = s->st.status, k = s->st.nmsg, ahead = (__u16)(s->peer_n - k);
 
-	if (st >= 100 && st < 200 && st != 101)
+	if (st == 100)
 		return 1; /* interim: the final response follows */
+	if (st > 101 && st < 200) {
+		/*
+		 * Another interim response (102, 103 Early Hints): the final
+		 * one follows, but Python's http.client (and urllib3) skip only
+		 * 100 and take this one as the final response, answering the
+		 * request, so every later response answers the next request
+		 * for them: one to HEAD and one to GET frame their bodies
+		 * differently. The rest of the connection goes line by line.
+		 */
+		s->unframed++;
+		hs_lines_to_close(s);
+		return 2;
+	}
 	if (st == 101) {
 		hs_lines_to_close(s);
 		return 2;

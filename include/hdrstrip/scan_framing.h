@@ -145,8 +145,17 @@ HS_INLINE int hs_step_chunk(struct hs_scan *s, __u8 b, __u32 pos)
 			s->st.flags = HS_SF_PREV_LF;
 		}
 		break;
-	default: /* HS_PH_CHUNK_END: CRLF (or LF) after the data */
-		if (b == '\r' && !(s->st.flags & HS_SF_CHUNK_CR)) {
+	default:
+		/*
+		 * HS_PH_CHUNK_END: CRLF after the data, exactly. Parsers read
+		 * anything else each their own way: nginx and curl take a bare
+		 * LF as the end, Python's http.client (and urllib3) skip any
+		 * two bytes unread, so that the next chunk's size line starts
+		 * one byte later for them; ambiguous framing.
+		 */
+		if (!(s->st.flags & HS_SF_CHUNK_CR)) {
+			if (b != '\r')
+				goto bad;
 			s->st.flags |= HS_SF_CHUNK_CR;
 			break;
 		}

@@ -116,10 +116,15 @@ unplace() { # NAME NS DEV HOOK...
 	assert_clean "$ns" "$dev"
 }
 
-# The origin's side: every response is framed by its request's method.
+# Every response is framed by its request's method, but after a 103 Early
+# Hints (which Python's http.client takes for a final response): its
+# connection goes line by line. Two a family (the pipeline's, node's /early).
+EARLY_HINTS=4
+
+# The origin's side.
 placement "origin side" "$SNS" "$SDEV" xdp tc-egress
-assert_eq "$RESP_UNFRAMED" 0 "origin side: responses_unframed"
-assert_ge "$RESP_SEEN" 40 "origin side: http_responses"
+assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "origin side: responses_unframed (a 103 sends its connection line by line)"
+assert_ge "$RESP_SEEN" 30 "origin side: http_responses (none counted line by line)"
 # Match events say which way each field went: a request's from its client,
 # a response's from the origin's port.
 step "origin side: a request with an internal field" \
@@ -142,10 +147,10 @@ unplace "origin side" "$SNS" "$SDEV" tc-egress xdp
 
 # A proxy's side: responses come in from the origins.
 placement "client side, xdp" "$CNS" "$CDEV" tc-egress xdp
-assert_eq "$RESP_UNFRAMED" 0 "client side, xdp: responses_unframed"
+assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "client side, xdp: responses_unframed (a 103 sends its connection line by line)"
 unplace "client side, xdp" "$CNS" "$CDEV" xdp tc-egress
 placement "client side, tc-ingress" "$CNS" "$CDEV" tc-egress tc-ingress
-assert_eq "$RESP_UNFRAMED" 0 "client side, tc-ingress: responses_unframed"
+assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "client side, tc-ingress: responses_unframed (a 103 sends its connection line by line)"
 unplace "client side, tc-ingress" "$CNS" "$CDEV" tc-ingress tc-egress
 
 # No hook sees the requests: each connection's responses after its first

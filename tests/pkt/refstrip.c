@@ -48,8 +48,8 @@
  *    one, two different lengths, Transfer-Encoding with a length or not
  *    chunked, a bad chunk. Under the drop policy a conflict stops
  *    everything; under pass, the rest is read line by line;
- *  - a body: that many bytes, or chunks (hex size, extensions, CRLF after
- *    the data, trailer fields read like header fields);
+ *  - a body: that many bytes, or chunks (hex size, extensions, exactly CRLF
+ *    after the data, trailer fields read like header fields);
  *  - then the next request; what does not start one is a desync, and the
  *    rest of the stream is read line by line from that line on (from the
  *    line's first byte in its segment; after the connection's first line,
@@ -752,7 +752,10 @@ static void step_chunk(struct ref *s)
 	if (size >= len - q)
 		goto data_end;
 	q += size;
-	if (b[q] == '\r' && ++q == len)
+	/* Exactly CRLF after the data (a bare LF is read two ways). */
+	if (b[q] != '\r')
+		goto bad;
+	if (++q == len)
 		goto data_end;
 	if (b[q] != '\n')
 		goto bad;
