@@ -25,6 +25,9 @@ Library:
     c.wait_ack(c.seq_at(n)), c.responses(2), c.resend(), c.rst()
 Sequence numbers are given relative to the first data byte (seq_at(0) is
 ISN + 1) or absolute through seq=.
+The server's side (a hostile origin, resp_attack.py) uses the same Conn:
+    listen(link, addr, port); c = accept(link, addr, port)  # SYN-ACK, ACK
+    poll_until(link, lambda: b"\\r\\n\\r\\n" in c.rx, 2.0)   # the request
 
 CLI (one connection, for trying things by hand):
     rawtcp.py DEV SRC DST PORT --src-mac MAC --dst-mac MAC [--syn-data TEXT]
@@ -166,6 +169,8 @@ class Link:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
         self.sock.bind((ifname, 0))
         self.conns = {}
+        # listen(): (address, port) -> SYNs for accept(), in arrival order.
+        self.listeners = {}
         self.sent = 0
         self.dropped_here = 0
 
@@ -202,6 +207,8 @@ class Link:
                 c = self.conns.get((t[1], t[3], t[0], t[2]))
                 if c:
                     c.receive(t)
+                elif t[6] & (SYN | ACK | RST) == SYN and (t[1], t[3]) in self.listeners:
+                    self.listeners[(t[1], t[3])].append(t)
             if time.monotonic() >= end:
                 return
 
@@ -394,6 +401,54 @@ class Conn:
         seq = self.acked if self.acked is not None else self.snd_nxt
         self.raw(seq, RST | ACK)
         self.link.conns.pop((self.src, self.sport, self.dst, self.dport), None)
+
+
+# --- the server's side (resp_attack.py: a hostile origin) -------------------
+# The same Link and Conn answer connections: the origin's address and MAC
+# address are the ones nobody owns, and the client namespace has the static
+# neighbour entry. Sequence numbers stay relative to our own ISN (seq_at(0)
+# is the first byte of the responses); rx holds the client's requests.
+
+def listen(link, addr, port):
+    """Queue the SYNs to @addr:@port that @link reads, for accept()."""
+    link.listeners.setdefault((addr, port), [])
+
+
+def accept(link, addr, port, timeout=2.0, mss=1460, wscale=7, window=65535):
+    """Take the next SYN to @addr:@port (listen() first), answer it with a
+    SYN-ACK (MSS and window scale; no SACK, no timestamps, so the peer uses
+    neither) and wait for the handshake's ACK. Returns the Conn, or None."""
+    q = link.listeners.setdefault((addr, port), [])
+    end = time.monotonic() + timeout
+    while True:
+        while q:
+            t = q.pop(0)
+            if (addr, port, t[0], t[2]) in link.conns:
+                continue  # the peer resent its SYN
+            c = Conn(link, addr, t[0], port, t[2], window=window)
+            c.rcv_nxt = (t[4] + 1) & 0xFFFFFFFF
+            c.raw(c.isn, SYN | ACK, opts=tcp_options(mss=mss, wscale=wscale))
+            c.snd_max = c.snd_nxt = (c.isn + 1) & 0xFFFFFFFF
+            if poll_until(link, lambda: c.acked == c.snd_nxt or c.reset,
+                          end - time.monotonic()) and not c.reset:
+                return c
+            link.conns.pop((addr, port, t[0], t[2]), None)
+            return None
+        if not poll_until(link, lambda: q, end - time.monotonic()):
+            return None
+
+
+def poll_until(link, cond, timeout, step=0.002):
+    """Read from @link until cond() holds (checked after every read of a
+    few milliseconds: Link.poll() reads to its timeout's end), for at most
+    @timeout seconds. Returns whether it held."""
+    end = time.monotonic() + timeout
+    while not cond():
+        left = end - time.monotonic()
+        if left <= 0:
+            return False
+        link.poll(min(left, step))
+    return True
 
 
 def split_responses(data):
