@@ -93,8 +93,8 @@ static void print_flows(const struct found *f)
 	if (!found_flows(f))
 		return;
 	if (f->d.cgroup) {
-		printf("  flows       %u connections at once (the sockhash; proxy mode has no flow "
-		       "table)\n",
+		printf("  flows       %u connections at once, out and as many in (the sockhashes "
+		       "socks and servers; proxy mode has no flow table)\n",
 		       found_flows(f));
 		return;
 	}
@@ -175,8 +175,8 @@ static void print_status(const struct found *f, int json, int last)
 		return;
 	}
 	if (f->d.cgroup)
-		printf("%s: cgroup %s (proxy mode: sockops + sk_msg)\n", f->d.name,
-		       f->d.cgroup_path);
+		printf("%s: cgroup %s (proxy mode: sockops + sk_msg, sk_skb for responses)\n",
+		       f->d.name, f->d.cgroup_path);
 	else
 		printf("%s: ifindex %d, netns net:[%llu]%s%s%s\n", f->d.name, f->d.ifindex,
 		       (unsigned long long)f->d.netns_ino, ns[0] ? " (" : "", ns, ns[0] ? ")" : "");

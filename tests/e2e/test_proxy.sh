@@ -231,7 +231,7 @@ assert d["ports"] == [80, [8080, 8082]], d["ports"]
 assert d["hooks"][0]["flows"] == d["flows"] == int(sys.argv[6]), (d["hooks"], d["flows"], sys.argv[6])
 ' "$WORK/status.json" "$CG" "$CG_ID" "$prog" "$PIN" \
 	"$(bpftool -j map show pinned "$PIN/socks" | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["max_entries"])')"
-has_line "$st" "^  flows +[0-9]+ connections at once \(the sockhash" "status: the sockhash's size"
+has_line "$st" "^  flows +[0-9]+ connections at once, out and as many in \(the sockhashes" "status: the sockhashes' size"
 out=$(bpftool cgroup show "$CG")
 has_line "$out" "^$prog +(cgroup_)?sock_ops .*hdrstrip_sockops" "bpftool cgroup show: the sockops program"
 step "stats --cgroup" to_file "$WORK/stats.txt" hs stats --cgroup "$CG"
