@@ -209,12 +209,14 @@ int proxy_release_socks(int fd)
 
 int proxy_detach(const struct dev *d, __u32 prog_id)
 {
-	int fd = bpf_prog_get_fd_by_id(prog_id), socks[2], n, r;
+	int fd = bpf_prog_get_fd_by_id(prog_id), socks[2] = { -1, -1 }, n, r;
 
 	if (fd < 0)
 		return -errno;
 	/* Before the detach: the program is what leads to its sockhashes. */
-	n = sockhashes_of_prog(fd, socks, 2);
+	n = sockhashes_of_prog(fd, socks, (int)HS_ARRAY_SIZE(socks));
+	if (n > (int)HS_ARRAY_SIZE(socks))
+		n = (int)HS_ARRAY_SIZE(socks); /* never: for the analyser */
 	if (n <= 0) {
 		close(fd);
 		return n ? n : -ENOENT;
