@@ -113,12 +113,12 @@ for round in $(seq 1 "$ROUNDS"); do
 	msg=$(prog_id hdrstrip_msg) rx=$(prog_id hdrstrip_rx)
 	m0=$(prog_stat "$msg" run_time_ns) mc0=$(prog_stat "$msg" run_cnt)
 	x0=$(prog_stat "$rx" run_time_ns) xc0=$(prog_stat "$rx" run_cnt)
-	r0=$(counter_now headers_removed)
+	r0=$(counter_now response_headers_removed)
 	run_wrk
 	with=$RATE with_cpu=$SCPU reqs=$REQS
 	m1=$(prog_stat "$msg" run_time_ns) mc1=$(prog_stat "$msg" run_cnt)
 	x1=$(prog_stat "$rx" run_time_ns) xc1=$(prog_stat "$rx" run_cnt)
-	r1=$(counter_now headers_removed)
+	r1=$(counter_now response_headers_removed)
 	detach
 	[ $((r1 - r0)) -ge $((2 * reqs)) ] || fail "round $round: $((r1 - r0)) lines removed for $reqs responses"
 	run_wrk

@@ -419,7 +419,10 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		}
 		removed += sc->rm.len[i];
 	}
-	cnt->headers_removed += sc->s.masked;
+	if (sc->s.st.conn & HS_CN_RESPONSE)
+		cnt->response_headers_removed += sc->s.masked;
+	else
+		cnt->headers_removed += sc->s.masked;
 	cnt->removed_bytes += removed;
 	/*
 	 * Each pop splits the message's scatterlist, and TCP sends each piece

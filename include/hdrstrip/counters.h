@@ -63,7 +63,8 @@
 	X(retransmits, "Segments that overlap bytes already passed (retransmissions).")            \
 	X(out_of_order, "Segments ahead of a gap outside a body (the on-error policy applied).")   \
 	/* Proxy mode (sockops + sk_msg on a cgroup). */                                           \
-	X(headers_removed, "Proxy mode: header field lines taken out of sent data.")               \
+	X(headers_removed, "Proxy mode: request field lines taken out of sent data.")              \
+	X(response_headers_removed, "Proxy mode: response field lines taken out of sent data.")    \
 	X(removed_bytes, "Proxy mode: bytes taken out of sent data.")                              \
 	X(conns_preexisting, "Proxy mode: connections open before the attach, left alone.")        \
 	X(conns_unfiltered,                                                                        \

@@ -92,12 +92,14 @@ done
 after=$(cstats)
 log "http_responses +$(grew "$before" "$after" http_responses)," \
 	"response_headers_matched +$(grew "$before" "$after" response_headers_matched)," \
-	"headers_removed +$(grew "$before" "$after" headers_removed)," \
+	"response_headers_removed +$(grew "$before" "$after" response_headers_removed)," \
 	"removed_bytes +$(grew "$before" "$after" removed_bytes)"
 assert_ge "$(grew "$before" "$after" http_responses)" 30 "http_responses grew by (none counted line by line)"
 assert_ge "$(grew "$before" "$after" response_headers_matched)" 60 "response_headers_matched grew by"
 assert_eq "$(grew "$before" "$after" response_headers_matched)" \
-	"$(grew "$before" "$after" headers_removed)" "every matched response line removed (headers_removed)"
+	"$(grew "$before" "$after" response_headers_removed)" \
+	"every matched response line removed (response_headers_removed)"
+assert_eq "$(grew "$before" "$after" headers_removed)" 0 "headers_removed (requests: none sent)"
 assert_eq "$(grew "$before" "$after" responses_unframed)" 4 \
 	"responses_unframed (framed by their requests' methods, but after the two 103s a family)"
 assert_eq "$(grew "$before" "$after" http_requests)" 0 \
