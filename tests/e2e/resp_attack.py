@@ -1100,6 +1100,8 @@ def client_http(host, port, paths, keep=False):
             c.close()
             c = None
         print(json.dumps(d), flush=True)
+        if keep and "error" in d:
+            break  # the kept connection is gone: the origin expects no other
     return rc
 
 
