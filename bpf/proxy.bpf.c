@@ -164,11 +164,12 @@ static __always_inline int fastopen_child(struct bpf_sock_ops *skops)
 	return tp && tp->fastopen_rsk;
 }
 
-/* Socket @skops into @map: counted in flows_new, or where the map is full,
- * conns_unfiltered (nothing can refuse the connection from here). */
-static __always_inline void sock_add(struct bpf_sock_ops *skops, void *map, struct hs_counters *cnt)
+/* Socket @skops, whose cookie is @cookie, into @map: counted in flows_new,
+ * or where the map is full, conns_unfiltered (nothing can refuse the
+ * connection from here). */
+static __always_inline void sock_add(struct bpf_sock_ops *skops, void *map, __u64 cookie,
+				     struct hs_counters *cnt)
 {
-	__u64 cookie = bpf_get_socket_cookie(skops);
 	long r = bpf_sock_hash_update(skops, map, &cookie, BPF_NOEXIST);
 
 	if (!r)
@@ -209,7 +210,7 @@ static __always_inline void server_add(struct bpf_sock_ops *skops, const struct 
 	hs_stream_init_dir(&ss->st, HS_DIR_RESPONSE);
 	ss->cookie = cookie;
 	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);
-	sock_add(skops, &servers, cnt);
+	sock_add(skops, &servers, cookie, cnt);
 }
 
 SEC("sockops")
@@ -252,7 +253,7 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 		return 1;
 	if (fastopen_unseen(skops))
 		cnt->fastopen_unfiltered++;
-	sock_add(skops, &socks, cnt);
+	sock_add(skops, &socks, bpf_get_socket_cookie(skops), cnt);
 	return 1;
 }
 
@@ -533,12 +534,11 @@ int hdrstrip_rx(struct __sk_buff *skb)
 	if (sc->s.st.phase >= HS_PH_NOT_HTTP) {
 		/* No HTTP request (it may be TLS): none is counted from here. */
 		hs_stream_untrack(rx);
-		(*nest)--;
-		return SK_PASS;
+	} else {
+		hs_scan_finish(&sc->s, rx);
+		if (!hs_seg_rest_is_body(rx, len - n))
+			goto lost;
 	}
-	hs_scan_finish(&sc->s, rx);
-	if (!hs_seg_rest_is_body(rx, len - n))
-		goto lost;
 	(*nest)--;
 	return SK_PASS;
 lost:

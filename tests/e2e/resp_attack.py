@@ -164,6 +164,11 @@ class Trial:
         """The trial's kind of client, for one request to @path."""
         return self.curl(path) if self.kind == "curl" else self.http(path)
 
+    def open(self, path):
+        """client(@path) and its connection, accepted (None: see problems)."""
+        run = self.client(path)
+        return run, self.accept()
+
     def expect(self, run, data, cuts=(), allowed=(), alt=()):
         """@run must read @data (internal lines masked), or one of the
         streams in @alt; @cuts: stream offsets where segments were cut;
@@ -381,8 +386,7 @@ def urgent(t, line, ahead=False):
     """The response with @line (holding the urgent byte 'Z') in its header
     block; the segment with URG starts at that line, or (@ahead) is the
     one before it."""
-    run = t.client("/urg")
-    c = t.accept()
+    run, c = t.open("/urg")
     if not c:
         return
     r = response([b"Server: hostile-origin/1.0", b"X-Keep: yes", line])
@@ -429,8 +433,7 @@ def urg_ahead(t):
 @case("rtx-tail", 2, "a benign line acknowledged, then a copy whose old bytes differ and whose "
       "new tail is an internal line: dropped", counters={"retransmit_mismatch": 1}, attack=True)
 def rtx_tail(t):
-    run = t.client("/rtx")
-    c = t.accept()
+    run, c = t.open("/rtx")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -451,8 +454,7 @@ def rtx_tail(t):
       "internal line of the same length (the stack keeps the first)",
       counters={"retransmits": (">=", 1)})
 def rtx_evil_again(t):
-    run = t.client("/rtx")
-    c = t.accept()
+    run, c = t.open("/rtx")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -475,8 +477,7 @@ def rtx_evil_again(t):
       "with benign bytes and the rest of the response", clients=("http",),
       counters={"retransmits": (">=", 1), "response_headers_masked": (">=", 1)})
 def rtx_benign_again(t):
-    run = t.client("/rtx")
-    c = t.accept()
+    run, c = t.open("/rtx")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -497,8 +498,7 @@ def rtx_benign_again(t):
       "after them (no state kept that far back): dropped",
       counters={"retransmit_unverified": 1}, attack=True)
 def rtx_far(t):
-    run = t.client("/far")
-    c = t.accept()
+    run, c = t.open("/far")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\n"
@@ -534,8 +534,7 @@ def in_order(t, c, r, cuts, order, wait=DROP_WAIT):
 @case("ooo-status", 3, "the rest of the response before its first bytes (cut in the status line)",
       counters={"out_of_order": (">=", 1)})
 def ooo_status(t):
-    run = t.client("/ooo")
-    c = t.accept()
+    run, c = t.open("/ooo")
     if not c:
         return
     r = response(fields(t))
@@ -546,8 +545,7 @@ def ooo_status(t):
 @case("ooo-name", 3, "an internal name cut in two, the second half (and the rest) first",
       clients=("http",), counters={"out_of_order": (">=", 1)})
 def ooo_name(t):
-    run = t.client("/ooo")
-    c = t.accept()
+    run, c = t.open("/ooo")
     if not c:
         return
     r = response(fields(t))
@@ -581,8 +579,7 @@ def ooo_body_next(t):
 def bad_then_good(t, first, second, bad_ip=False):
     """A bad-checksum segment with @first, then a good one with @second at
     the same place; each followed by the rest of the response."""
-    run = t.client("/csum")
-    c = t.accept()
+    run, c = t.open("/csum")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -626,8 +623,7 @@ def ipcsum_evil_bad(t):
 @case("rst-bad-seq", 5, "RSTs in the window but not at the next byte, and out of it: the "
       "stack keeps the connection, the response goes on", counters={"rst_ignored": 3})
 def rst_bad_seq(t):
-    run = t.client("/rst")
-    c = t.accept()
+    run, c = t.open("/rst")
     if not c:
         return
     r = response(fields(t))
@@ -648,8 +644,7 @@ def rst_bad_seq(t):
       "the stack answers with challenge ACKs, the response goes on",
       counters={"syn_in_flow": 2})
 def syn_in_flow(t):
-    run = t.client("/syn")
-    c = t.accept()
+    run, c = t.open("/syn")
     if not c:
         return
     r = response(fields(t))
@@ -668,8 +663,7 @@ def syn_in_flow(t):
       "response goes on; the stack discards it", clients=("http",),
       counters={"syn_in_flow": 1})
 def syn_data(t):
-    run = t.client("/syn")
-    c = t.accept()
+    run, c = t.open("/syn")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -688,8 +682,7 @@ def syn_data(t):
       "discards the segment, hdrstrip passed it), then an internal line at the same place",
       counters={"retransmits": (">=", 1)})
 def ack_unsent(t):
-    run = t.client("/ack")
-    c = t.accept()
+    run, c = t.open("/ack")
     if not c:
         return
     a = b"HTTP/1.1 200 OK\r\nServer: hostile-origin/1.0\r\n"
@@ -842,8 +835,7 @@ def split_curl(t):
 @case("interim-100", 8, "a 100 Continue with an internal field, then the final response",
       clients=("curl", "http"), counters={"response_headers_masked": (">=", 3)})
 def interim_100(t):
-    run = t.client("/interim")
-    c = t.accept()
+    run, c = t.open("/interim")
     if not c:
         return
     r = (b"HTTP/1.1 100 Continue\r\nX-Internal-Secret: " + t.tok + b"-100\r\n\r\n" +
@@ -857,8 +849,7 @@ def interim_100(t):
       "with an internal field, each response in a segment of its own",
       counters={"response_headers_masked": (">=", 3)})
 def interim_103_cl(t):
-    run = t.client("/interim")
-    c = t.accept()
+    run, c = t.open("/interim")
     if not c:
         return
     final = response(fields(t))
