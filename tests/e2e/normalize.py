@@ -414,6 +414,15 @@ def pass_ahead_split(t):
     t.expect(r[:a] + check_report.FILL.encode()[:cut - a] + r[cut:])
 
 
+@case("pass-chunk-lf-end", 12, "--on-error pass: chunk data ended by a bare LF, then a request "
+      "with an internal field: the rest of the connection line by line, the field masked",
+      group="on-error-pass", origins=ALL,
+      counters={"framing_conflict": (">=", 1), "headers_masked": (">=", 1)})
+def pass_chunk_lf_end(t):
+    if chunk_lf_end(t, ACK_WAIT) is False:
+        t.problem("the segment was not acknowledged (dropped under --on-error pass)")
+
+
 # --- class 3: segments the receiver discards ----------------------------------
 
 def discarded_framing(t, **bad):
@@ -791,6 +800,30 @@ def lfcr_crlf(t):
 @case("lfcr-lf", 10, "a field line ending with a bare LF, then CR and another byte")
 def lfcr_lf(t):
     lf_cr(t, b"\n\r")
+
+
+def chunk_lf_end(t, timeout):
+    """A chunked body whose data ends in a bare LF, then, in the same
+    segment, a request with an internal field. nginx and curl take the LF
+    as the chunk's end and read that request next; Python's http.client
+    skips any two bytes there. Returns whether the server acknowledged it."""
+    c = t.conn()
+    if not c:
+        return None
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+    r1 = (b"POST /first HTTP/1.1\r\nHost: " + t.host + b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+          b"5\r\nhello\n0\r\n\r\n")
+    ok = c.send(r1 + r2, timeout=timeout)
+    c.responses(2, 1.0 if ok else DROP_WAIT)
+    return ok
+
+
+@case("chunk-lf-end", 10, "chunk data ended by a bare LF, a request with an internal field "
+      "after it: ambiguous framing, dropped (--on-error drop)",
+      counters={"framing_conflict": (">=", 1), "packets_dropped": (">=", 1)})
+def chunk_lf_end_drop(t):
+    if chunk_lf_end(t, DROP_WAIT):
+        t.problem("the segment was acknowledged (not dropped)")
 
 
 # --- class 11: the filler name cut to fit ----------------------------------------
