@@ -131,7 +131,8 @@ include tests/deploy/deploy.mk
 # Static checks and formatting (make lint, make format): tooling, not a test layer.
 include scripts/lint/lint.mk
 
-# Every layer, each in its own make so a failure names its layer.
+# Every layer, each in its own make so a failure names its layer; each
+# layer's time is printed after it (where CI's time goes).
 TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-deploy test-verifier test-pkt \
 	test-e2e test-faults test-ops
 
@@ -139,7 +140,9 @@ test: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)for t in $(TEST_LAYERS); do \
 		echo "==== $$t"; \
+		t0=$$(date +%s); \
 		$(MAKE) --no-print-directory $$t || exit 1; \
+		echo "==== $$t: $$(( $$(date +%s) - t0 )) s"; \
 	done
 
 # The main job: see it work on a throwaway namespace pair.
