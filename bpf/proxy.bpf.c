@@ -420,10 +420,15 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		}
 		removed += sc->rm.len[i];
 	}
-	if (sc->s.st.conn & HS_CN_RESPONSE)
-		cnt->response_headers_removed += sc->s.masked;
-	else
-		cnt->headers_removed += sc->s.masked;
+	/* Lines of a stream checked line by line are masked in place
+	 * instead (hs_removes()). */
+	if (sc->s.st.conn & HS_CN_RESPONSE) {
+		cnt->response_headers_removed += sc->s.removed;
+		cnt->response_headers_masked += sc->s.masked - sc->s.removed;
+	} else {
+		cnt->headers_removed += sc->s.removed;
+		cnt->headers_masked += sc->s.masked - sc->s.removed;
+	}
 	cnt->removed_bytes += removed;
 	/*
 	 * Each pop splits the message's scatterlist, and TCP sends each piece

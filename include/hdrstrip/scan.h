@@ -248,7 +248,7 @@ struct hs_scan {
 	__u32 rm_end;
 	__u8 hold; /* the buffer ends in a line not decided yet, from line_start */
 	__u8 run_phase;
-	__u8 reserved3[2];
+	__u16 removed; /* of the masked lines, those taken out whole (hs_removes()) */
 	/* HS_STEP_MATCH: the matched name's bytes in this buffer (up to the
 	 * colon or line end), for the caller's match event. */
 	__u16 name_off;
@@ -275,7 +275,8 @@ struct hs_scan {
  * HS_STEP_REMOVE ranges, for a caller that can take bytes out of the stream
  * (a socket's send path). A buffer that ends before a line's fate is known
  * stops with hs_scan.hold set: the caller holds the bytes from line_start
- * and scans them again, from line_snap, with what follows.
+ * and scans them again, from line_snap, with what follows. A stream checked
+ * line by line is masked in place all the same (hs_removes()).
  */
 #define HS_OPT_REMOVE 0x4
 /*
@@ -287,6 +288,17 @@ struct hs_scan {
 #define HS_OPT_OBSERVE 0x8
 
 _Static_assert(sizeof(struct hs_scan) == 192, "hs_scan layout");
+
+/*
+ * Does this scan take matched lines out (HS_OPT_REMOVE)? Not once the stream
+ * is checked line by line (HS_CN_UNTRACKED): there a "line" may lie inside a
+ * body whose length the peer reads from its framing, so it is masked in
+ * place, as at the hooks, and every byte count stays as sent.
+ */
+HS_INLINE int hs_removes(const struct hs_scan *s)
+{
+	return (s->opts & HS_OPT_REMOVE) && !(s->st.conn & HS_CN_UNTRACKED);
+}
 
 /*
  * Every offset stored in struct hs_scan goes through hs_off(). The mask is a
@@ -499,7 +511,7 @@ HS_INLINE void hs_scan_finish(const struct hs_scan *s, struct hs_stream *st)
  * alone, or every Content-Length split across segments would be masked. */
 HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 {
-	if (s->opts & HS_OPT_REMOVE) {
+	if (hs_removes(s)) {
 		/* The part of a line being removed that this buffer holds. */
 		if (s->st.phase == HS_PH_MASK && s->rm_start < pos && s->rm_end != pos) {
 			s->rm_end = pos;
@@ -623,7 +635,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		if (hs_is_eol(b)) {
 			hs_end_line(s, b, pos);
 			s->st.flags |= HS_SF_PREV_MASKED;
-			if (s->opts & HS_OPT_REMOVE) {
+			if (hs_removes(s)) {
 				/* The line with its line end; an LF after a CR
 				 * is reported on its own when it comes. */
 				if (b == '\r')
@@ -631,7 +643,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 				s->rm_end = hs_off(pos + 1);
 				return HS_STEP_REMOVE;
 			}
-		} else if (s->opts & HS_OPT_REMOVE) {
+		} else if (hs_removes(s)) {
 			s->pos = hs_off(pos + 1);
 		} else {
 			hs_step_mask_byte(s, t, p, b, pos);

@@ -95,7 +95,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 		s->pos = hs_off(pos + k);
 		return 1;
 	}
-	if (s->st.phase == HS_PH_MASK && !(s->opts & HS_OPT_REMOVE)) {
+	if (s->st.phase == HS_PH_MASK && !hs_removes(s)) {
 		/* Filler up to the line end (the line end stays), up to four
 		 * words. */
 		__u32 j, c = k, off = 0, col;
@@ -193,7 +193,7 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
 	__u8 *q;
 
-	if (s->opts & HS_OPT_REMOVE)
+	if (hs_removes(s))
 		return 0;
 	if (pos + eol + HS_FAST_NAME_BYTES > s->end || p + 2 > data_end)
 		return 0;

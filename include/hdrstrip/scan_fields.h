@@ -21,7 +21,7 @@ HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u
 {
 	__u16 keep = s->st.flags & (HS_SF_PREV_LF | HS_SF_PREV_MASKED);
 
-	if (s->opts & HS_OPT_REMOVE) {
+	if (hs_removes(s)) {
 		s->line_snap = s->st;
 		s->line_start = hs_off(pos);
 	}

@@ -211,8 +211,9 @@ HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __
 		return HS_STEP_MATCH;
 	}
 	s->masked++;
-	if (s->opts & HS_OPT_REMOVE) {
+	if (hs_removes(s)) {
 		/* The whole line goes, from its first byte: no rewriting. */
+		s->removed++;
 		s->st.phase = HS_PH_MASK;
 		s->rm_start = s->line_start;
 		s->pos = hs_off(next);

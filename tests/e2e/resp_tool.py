@@ -117,7 +117,7 @@ def masked_form(line):
 
 
 # RESP_REMOVED=1: proxy mode, which takes internal lines out whole instead
-# of masking them.
+# of masking them, while it can follow the stream's framing.
 REMOVED = os.environ.get("RESP_REMOVED") == "1"
 
 
@@ -129,26 +129,39 @@ def removed_form(sent):
                     if line.split(b":", 1)[0].strip().lower() not in INTERNAL)
 
 
-def compare_removed(sent, got, what):
-    want = removed_form(sent)
-    if got != want:
-        at = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
-                  min(len(got), len(want)))
-        print("%s: got %d bytes, want %d (the origin's %d minus its internal lines); first "
-              "difference at %d: got %r, want %r" % (what, len(got), len(want), len(sent), at,
-                                                     got[max(0, at - 40):at + 40],
-                                                     want[max(0, at - 40):at + 40]))
-        sys.exit(1)
-    return sent.count(b"\n") - want.count(b"\n")
+def interim_end(sent):
+    """Where the connection goes line by line: after the first interim
+    response other than 100 (len(@sent) when there is none)."""
+    m = re.search(rb"HTTP/1\.1 1(?!00)\d\d[^\r\n]*\r\n.*?\r\n\r\n", sent, re.S)
+    return m.end() if m else len(sent)
 
 
-def compare(sent, got, what, cut=None):
-    """The bytes a client got against the bytes the origin sent. With @cut
-    (where the origin split its writes), a benign line whose name the cut
-    falls in may come out masked too: a name that a response rule could
-    still match when its segment ended is rewritten ahead (scan.h)."""
-    if REMOVED:
-        return compare_removed(sent, got, what)
+def compare_removed(sent, got, what, line_by_line_from):
+    """Proxy mode: internal lines taken out whole up to where the stream
+    goes line by line, masked in place from there (same length). One of
+    @line_by_line_from (offsets in @sent) must explain @got."""
+    first = None
+    for cut in line_by_line_from:
+        want = removed_form(sent[:cut])
+        if got[:len(want)] != want:
+            if first is None:
+                at = next((i for i in range(min(len(got), len(want))) if got[i] != want[i]),
+                          min(len(got), len(want)))
+                first = ("%s: got %d bytes; the origin's %d bytes up to %d minus their internal "
+                         "lines are %d; first difference at %d: got %r, want %r"
+                         % (what, len(got), len(sent), cut, len(want), at,
+                            got[max(0, at - 40):at + 40], want[max(0, at - 40):at + 40]))
+            continue
+        bad, masked = masked_problems(sent[cut:], got[len(want):], what + " (line by line)")
+        if bad:
+            first = first or "\n".join(bad)
+            continue
+        return sent[:cut].count(b"\n") - want.count(b"\n") + masked
+    print(first)
+    sys.exit(1)
+
+
+def masked_problems(sent, got, what, cut=None):
     bad = []
     if len(sent) != len(got):
         bad.append("%s: got %d bytes, the origin sent %d" % (what, len(got), len(sent)))
@@ -169,6 +182,20 @@ def compare(sent, got, what, cut=None):
     for line in got.split(b"\n"):
         if line.split(b":", 1)[0].strip().lower() in INTERNAL:
             bad.append("%s: field line %r reached the client" % (what, line))
+    return bad, masked
+
+
+def compare(sent, got, what, cut=None, maybe_line_by_line=False):
+    """The bytes a client got against the bytes the origin sent. With @cut
+    (where the origin split its writes), a benign line whose name the cut
+    falls in may come out masked too: a name that a response rule could
+    still match when its segment ended is rewritten ahead (scan.h). With
+    @maybe_line_by_line (proxy mode), the whole of it may have been checked
+    line by line (a request the origin's side could not follow)."""
+    if REMOVED:
+        cuts = [interim_end(sent)] + ([0] if maybe_line_by_line else [])
+        return compare_removed(sent, got, what, cuts)
+    bad, masked = masked_problems(sent, got, what, cut)
     if bad:
         print("\n".join(bad))
         sys.exit(1)
@@ -258,7 +285,7 @@ def fastopen(host, port):
         s.settimeout(10)
         got = read_all(s)
         s.close()
-        n = compare(sent, got, "fast open %d" % i)
+        n = compare(sent, got, "fast open %d" % i, maybe_line_by_line=True)
         print("ok fast open %d: %d internal lines %s" % (i, n, "removed" if REMOVED else "masked"))
 
 

@@ -237,6 +237,59 @@ static void test_other_interim(void **state)
 }
 
 /*
+ * Proxy mode's remove mode takes a matched line out whole, but not once the
+ * stream goes line by line (here after a 103): a "line" there may be inside
+ * a body whose length the client reads from Content-Length, so it is
+ * masked in place and the body keeps its length.
+ */
+static void test_remove_untracked_masks(void **state)
+{
+	static const char first[] = "HTTP/1.1 200 OK\r\nX-Backend-Server: a\r\nContent-Length: 0\r\n\r\n";
+	static const char rest[] = "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
+				   "HTTP/1.1 200 OK\r\nContent-Length: 21\r\n\r\n"
+				   "X-Backend-Server: b\r\n";
+	const char *line = strstr(first, "X-Backend-Server");
+	size_t nf = sizeof(first) - 1, n = nf + sizeof(rest) - 1;
+	__u32 lo = ~0u, hi = 0, removed = 0;
+	struct hs_stream st;
+	struct hs_scan s;
+	char buf[256];
+	int rc, steps = 0;
+
+	(void)state;
+	assert_true(n < sizeof(buf));
+	memcpy(buf, first, nf);
+	memcpy(buf + nf, rest, sizeof(rest));
+	hs_stream_init_dir(&st, HS_DIR_RESPONSE);
+	hs_scan_begin(&s, &st, 0, (__u32)n, 0);
+	s.opts = HS_OPT_REMOVE;
+	s.peer_known = 1;
+	s.peer_n = 2;
+	do {
+		rc = hs_scan_step(&s, fx.trie, (__u8 *)buf, (__u8 *)buf + n);
+		if (rc == HS_STEP_REMOVE) {
+			lo = s.rm_start < lo ? s.rm_start : lo;
+			hi = s.rm_end > hi ? s.rm_end : hi;
+			removed += s.rm_end - s.rm_start;
+		}
+		assert_true(++steps < 10000);
+	} while (rc != HS_STEP_DONE);
+	/* The tracked response's line: reported whole, left in place. */
+	assert_int_equal(lo, line - first);
+	assert_int_equal(hi, line - first + strlen("X-Backend-Server: a\r\n"));
+	assert_int_equal(removed, hi - lo);
+	assert_memory_equal(buf, first, nf);
+	/* The body's line after the 103: masked in place, same length. */
+	assert_true(s.st.conn & HS_CN_UNTRACKED);
+	assert_int_equal(s.masked, 2);
+	assert_int_equal(s.removed, 1);
+	assert_int_equal(s.unframed, 1);
+	assert_memory_equal(buf + nf, rest, sizeof(rest) - 1 - strlen("X-Backend-Server: b\r\n"));
+	assert_null(strstr(buf + nf, "X-Backend-Server"));
+	assert_memory_equal(buf + n - 2, "\r\n", 2);
+}
+
+/*
  * A chunk's data ends in CRLF, exactly: a bare LF is the end for nginx and
  * curl, while http.client skips any two bytes there, so "\nf00\r\n" is a
  * 3,840-byte chunk for one and the last chunk ("00") for the other, and the
@@ -419,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_request),
 		cmocka_unit_test(test_interim_and_bodiless),
 		cmocka_unit_test(test_other_interim),
+		cmocka_unit_test(test_remove_untracked_masks),
 		cmocka_unit_test(test_chunk_end_exact),
 		cmocka_unit_test(test_chunked_trailers),
 		cmocka_unit_test(test_to_close),
