@@ -9,6 +9,12 @@
                                            origin should get them in proxy
                                            mode (listed lines removed, with
                                            their continuation lines)
+    proxy_tool.py expect-masked LIST IN OUT
+                                           OUT: IN as the origin gets it on a
+                                           connection checked line by line
+                                           (after a desync): every line that
+                                           starts with a listed name masked in
+                                           place, same length
     proxy_tool.py removed LIST IN          "LINES BYTES" that proxy mode takes
                                            out of IN (headers_removed and
                                            removed_bytes should grow by these)
@@ -25,7 +31,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_report import lookup, read_list  # noqa: E402
+from check_report import lookup, masked, read_list  # noqa: E402
 from proxy_client import split_requests, strip  # noqa: E402
 
 HEX_LINE = re.compile(r"^[0-9a-f]{4}: ")
@@ -57,6 +63,18 @@ def expect(list_path, src, dst):
         reqs = split_requests(f.read())
     with open(dst, "wb") as f:
         f.write(b"".join(strip(r, rules, fold) for r in reqs))
+    return 0
+
+
+def expect_masked(list_path, src, dst):
+    rules, fold = read_list(list_path)
+    with open(src, "rb") as f:
+        lines = f.read().split(b"\r\n")
+    out = [masked(line) if line[:1] not in (b" ", b"\t") and
+           lookup(rules, fold, line.split(b":", 1)[0].decode("latin-1")) else line
+           for line in lines]
+    with open(dst, "wb") as f:
+        f.write(b"\r\n".join(out))
     return 0
 
 
@@ -109,6 +127,8 @@ def main():
         return curl_sent(*args)
     if cmd == "expect" and len(args) == 3:
         return expect(*args)
+    if cmd == "expect-masked" and len(args) == 3:
+        return expect_masked(*args)
     if cmd == "removed" and len(args) == 2:
         return removed(*args)
     if cmd == "body-length" and len(args) == 1:
