@@ -293,11 +293,14 @@ _Static_assert(sizeof(struct hs_scan) == 192, "hs_scan layout");
  * Does this scan take matched lines out (HS_OPT_REMOVE)? Not once the stream
  * is checked line by line (HS_CN_UNTRACKED): there a "line" may lie inside a
  * body whose length the peer reads from its framing, so it is masked in
- * place, as at the hooks, and every byte count stays as sent.
+ * place, as at the hooks, and every byte count stays as sent. The option is
+ * cleared where a scan makes its stream untracked (hs_scan_untrack(),
+ * hs_request_done()), and a caller does not set it on an untracked stream:
+ * one bit to test, which costs the verifier less than the two.
  */
 HS_INLINE int hs_removes(const struct hs_scan *s)
 {
-	return (s->opts & HS_OPT_REMOVE) && !(s->st.conn & HS_CN_UNTRACKED);
+	return (s->opts & HS_OPT_REMOVE) != 0;
 }
 
 /*
@@ -358,6 +361,14 @@ HS_INLINE void hs_stream_untrack(struct hs_stream *st)
 	hs_stream_init(st);
 	st->conn = HS_CN_SEEN_REQUEST | HS_CN_UNTRACKED | dir;
 	st->phase = HS_PH_LINE_START;
+}
+
+/* The same for the stream @s scans: line by line, masked in place from
+ * here (hs_removes()). */
+HS_INLINE void hs_scan_untrack(struct hs_scan *s)
+{
+	hs_stream_untrack(&s->st);
+	s->opts &= ~HS_OPT_REMOVE;
 }
 
 /* The direction of the stream @st scans: HS_DIR_REQUEST, HS_DIR_RESPONSE

@@ -40,7 +40,7 @@ HS_INLINE int hs_conflict(struct hs_scan *s)
 		s->st.phase = HS_PH_HALT;
 		return HS_STEP_DONE;
 	}
-	hs_stream_untrack(&s->st);
+	hs_scan_untrack(s);
 	s->st.flags = HS_SF_PREV_LF;
 	return HS_STEP_MORE;
 }
@@ -69,6 +69,8 @@ HS_INLINE void hs_stream_request_done(struct hs_stream *st)
 HS_INLINE void hs_request_done(struct hs_scan *s)
 {
 	hs_stream_request_done(&s->st);
+	if (s->st.conn & HS_CN_UNTRACKED) /* a tunnel, or may be one */
+		s->opts &= ~HS_OPT_REMOVE;
 }
 
 /* A body (or a chunk's data) that @st is in ended: what follows it. */
@@ -99,7 +101,7 @@ HS_INLINE void hs_ambiguous_end(struct hs_scan *s)
  * known. */
 HS_INLINE int hs_lines_to_close(struct hs_scan *s)
 {
-	hs_stream_untrack(&s->st);
+	hs_scan_untrack(s);
 	s->st.flags = HS_SF_PREV_LF;
 	return HS_STEP_MORE;
 }

@@ -249,7 +249,7 @@ not_http:
 	 * Python a CR between words), or framing and the server disagree.
 	 * Check every line from here line by line, trusting no framing. */
 	s->desync++;
-	hs_stream_untrack(&s->st);
+	hs_scan_untrack(s);
 	if (!(conn & (HS_CN_SEEN_REQUEST | HS_CN_RESPONSE))) {
 		/* A connection's first line is no field to any server (each
 		 * reads a request line there, or refuses it): the lines after
