@@ -244,7 +244,8 @@ static void test_other_interim(void **state)
  */
 static void test_remove_untracked_masks(void **state)
 {
-	static const char first[] = "HTTP/1.1 200 OK\r\nX-Backend-Server: a\r\nContent-Length: 0\r\n\r\n";
+	static const char first[] =
+		"HTTP/1.1 200 OK\r\nX-Backend-Server: a\r\nContent-Length: 0\r\n\r\n";
 	static const char rest[] = "HTTP/1.1 103 Early Hints\r\nLink: </s.css>\r\n\r\n"
 				   "HTTP/1.1 200 OK\r\nContent-Length: 21\r\n\r\n"
 				   "X-Backend-Server: b\r\n";
