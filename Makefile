@@ -136,12 +136,16 @@ include scripts/lint/lint.mk
 TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-deploy test-verifier test-pkt \
 	test-e2e test-faults test-ops
 
+# A layer's prerequisites (sanitizer builds, fuzzers, BPF objects) build on
+# every CPU; its tests then run one at a time, as the layer's recipe runs them.
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+
 test: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory -j$(JOBS) all
 	$(Q)for t in $(TEST_LAYERS); do \
 		echo "==== $$t"; \
 		t0=$$(date +%s); \
-		$(MAKE) --no-print-directory $$t || exit 1; \
+		$(MAKE) --no-print-directory -j$(JOBS) $$t || exit 1; \
 		echo "==== $$t: $$(( $$(date +%s) - t0 )) s"; \
 	done
 
