@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Fuzzing with libFuzzer (clang-14, ASan + UBSan):
 #  - fuzz_scan: the shared scanner and trie (include/hdrstrip/scan.h, trie.h),
-#    driven segment by segment as bpf/hdrstrip.bpf.c drives them, against a
-#    liberal field reader and the same stream cut other ways (scan_check.c);
+#    driven segment by segment as bpf/hdrstrip.bpf.c drives them, and send by
+#    send in remove mode as bpf/proxy.bpf.c does, against a liberal field
+#    reader and the same stream cut other ways (scan_check.c);
 #  - fuzz_hlist: the header-list parser and trie compiler (core/hlist.c,
 #    core/compile.c) against a naive reading of the text (hlist_check.c);
 #  - fuzz_tcp: flow.h and the scanner driven per TCP segment as the datapath

@@ -24,6 +24,17 @@
  * continuation lines) comes out masked where the unsplit scan kept it.
  * Nothing else may differ, except after such a field when its name is one
  * that frames the request (the masked field no longer frames anything).
+ *
+ * Every input is also sent through proxy mode (bpf/proxy.bpf.c), the
+ * scanner in remove mode, each segment of the unsplit, cut and
+ * byte-by-byte runs one send (run_remove()). What the origin receives must
+ * be the unsplit run's output with each line it masked taken out whole (a
+ * field's continuation lines and line ends with it), and nothing else
+ * changed; where the stream goes line by line, remove mode masks in place,
+ * and is held to what a split run is held to against the unsplit one
+ * (rm_fill(), then check_run() and compare_runs()). The liberal reader
+ * finds no listed field in what the origin receives, and nothing from the
+ * line a drop rule matched on reaches it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,17 +69,29 @@ static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 #define SC_MAX_PREMASK 4096
 
 /* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
- * line from its first byte. */
+ * line from its first byte. RUN_RM_*: proxy mode's remove mode, each
+ * segment of the run it is named after one send (run_remove()). */
 enum {
 	RUN_WHOLE,
 	RUN_CUTS,
 	RUN_BYTES,
 	RUN_UNTRACKED,
+	RUN_RM_WHOLE,
+	RUN_RM_CUTS,
+	RUN_RM_BYTES,
 	RUN_KINDS
 };
 
-static const char *const run_name[RUN_KINDS] = { "unsplit", "cut", "byte-by-byte",
-						 "unsplit-untracked" };
+static const char *const run_name[RUN_KINDS] = {
+	"unsplit",	  "cut",	"byte-by-byte",	      "unsplit-untracked",
+	"remove-unsplit", "remove-cut", "remove-byte-by-byte"
+};
+
+/* The mask-mode run whose segments a remove-mode run's sends are. */
+static int seg_kind(int kind)
+{
+	return kind >= RUN_RM_WHOLE ? kind - RUN_RM_WHOLE : kind;
+}
 
 struct sc_hit {
 	uint32_t off; /* stream offset of the colon */
@@ -108,7 +131,35 @@ static struct {
 } g_list;
 
 static struct sc_run g_runs[RUN_KINDS];
+
+/*
+ * What a remove-mode run did besides what struct sc_run holds (its out[]
+ * there is a stand-in, see rm_fill()): the bytes the origin received, each
+ * with the stream offset it came from, and by stream offset what became of
+ * the rest.
+ */
+#define RM_MAX_RUNS (2 * SC_MAX_STREAM + 2)
+
+struct rm_run {
+	uint8_t out[SC_MAX_STREAM]; /* what the origin received, in order */
+	uint32_t src[SC_MAX_STREAM]; /* the stream offset of each */
+	size_t n_out;
+	/* The message the program runs on next: held or not reached yet. */
+	uint8_t pb[SC_MAX_STREAM];
+	uint32_t ps[SC_MAX_STREAM];
+	size_t pn;
+	uint8_t gone[SC_MAX_STREAM]; /* by stream offset: popped (removed) */
+	uint8_t tracked[SC_MAX_STREAM]; /* last stepped over with HS_OPT_REMOVE set */
+	/* The stream offset of each program run's first byte (increasing). */
+	uint32_t starts[RM_MAX_RUNS];
+	size_t n_starts;
+	size_t held; /* the held line the stream ended in starts here (or len) */
+	size_t drop_from; /* the dropped message started here (or len) */
+};
+
+static struct rm_run g_rm[3]; /* by kind - RUN_RM_WHOLE */
 static struct lib_line g_lines[SC_MAX_LINES];
+static size_t g_n_lines_in; /* the stream's lines in g_lines */
 
 /* ---- input ---- */
 
@@ -238,6 +289,7 @@ static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left
 {
 	size_t n;
 
+	kind = seg_kind(kind);
 	if (kind == RUN_WHOLE || kind == RUN_UNTRACKED)
 		return left;
 	if (kind == RUN_BYTES)
@@ -384,6 +436,16 @@ static size_t seg_start_of(const struct sc_input *in, int kind, size_t p)
 {
 	size_t off = 0, i = 0, n;
 
+	if (kind >= RUN_RM_WHOLE) {
+		/* The last program run that began at or before @p: a held line
+		 * is scanned again from its first byte, with the next send. */
+		const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+
+		for (i = m->n_starts; i-- > 0;)
+			if (m->starts[i] <= p)
+				return m->starts[i];
+		return 0;
+	}
 	if (kind == RUN_WHOLE || kind == RUN_UNTRACKED)
 		return 0;
 	if (kind == RUN_BYTES)
@@ -759,6 +821,428 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		      a->end_phase, run_name[kind], b->end_phase);
 }
 
+/* ---- proxy mode: remove mode, as bpf/proxy.bpf.c drives the scanner ---- */
+
+/* Is the connection scanned line by line from its first byte (no state,
+ * --untracked scan)? */
+static int untracked_scan(const struct sc_input *in)
+{
+	int untracked = (in->mode >> SC_MODE_UNTRACKED_SHIFT) & 3;
+
+	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
+}
+
+/*
+ * Each segment of the run a remove-mode run is named after is one send
+ * (sendmsg) through hdrstrip_msg; rm_msg() is one run of that program over
+ * the message it is given, and run_remove() is what the kernel's sk_msg
+ * send path (tcp_bpf_sendmsg, tcp_bpf_send_verdict) does with its verdict:
+ * bytes passed go to the origin, a remainder after an apply count gets the
+ * program again at once, a corked message waits for the next send's bytes
+ * and then gets it again whole. Not modelled: observe mode (the input has
+ * no mode bit for it; it removes nothing), counters and events, a failing
+ * bpf_msg_pull_data (proxy.bpf.c:360) or bpf_msg_pop_data (:417), which
+ * drop under the drop policy and cannot fail here, and a send the kernel
+ * splits under memory pressure (any segmentation stands for that). The
+ * proxy attaches before a connection's first byte: a remove-mode run starts
+ * from the state the unsplit run does (line by line from the first byte
+ * when the input says the connection is untracked, as after give_up()),
+ * and has no rule for a first segment that is no HTTP (flow.h's, at the
+ * hooks): it passes it.
+ */
+enum {
+	RM_PASS_ALL, /* apply count 0: the whole message goes */
+	RM_PASS_KEEP, /* apply count @keep: those go, the program runs on the rest */
+	RM_CORK, /* held whole until the next send */
+	RM_DROP /* SK_DROP: the send fails */
+};
+
+/* struct scan_rm and scan_rm_add() of bpf/scan_loop.h (BPF-only headers):
+ * adjacent ranges merge, and the HS_MAX_RM-th range stops the scan. */
+#define RM_MAX 32
+
+struct rm_list {
+	uint32_t off[RM_MAX];
+	uint32_t len[RM_MAX];
+	uint32_t n;
+};
+
+static int rm_add(struct rm_list *rm, const struct hs_scan *s)
+{
+	uint32_t n = rm->n, last = (n - 1) & (RM_MAX - 1);
+
+	if (n && rm->off[last] + rm->len[last] == s->rm_start) {
+		rm->len[last] += s->rm_end - s->rm_start;
+		return 0;
+	}
+	if (n >= RM_MAX)
+		return 1;
+	rm->off[n] = s->rm_start;
+	rm->len[n] = s->rm_end - s->rm_start;
+	rm->n = n + 1;
+	return n + 1 == RM_MAX;
+}
+
+/* The first @k bytes of the message go to the origin. */
+static void rm_deliver(struct rm_run *m, size_t k)
+{
+	memcpy(m->out + m->n_out, m->pb, k);
+	memcpy(m->src + m->n_out, m->ps, k * sizeof(m->ps[0]));
+	m->n_out += k;
+	m->pn -= k;
+	memmove(m->pb, m->pb + k, m->pn);
+	memmove(m->ps, m->ps + k, m->pn * sizeof(m->ps[0]));
+}
+
+/* give_up() (proxy.bpf.c:285-295): dropped under the drop policy, else the
+ * message passes whole and the connection goes line by line from the state
+ * before this run. Never reached by streams of at most SC_MAX_STREAM bytes
+ * (no line fills HS_MAX_BUF, bpf_loop's bound is never met, a full range
+ * list has kept bytes between its ranges): reported. */
+static int rm_give_up(int kind, struct hs_stream *st, int go_on, size_t at, const char *why,
+		      struct cu_err *e)
+{
+	failf(e, "%s run: the program gives up on the message at %zu (%s)", run_name[kind], at,
+	      why);
+	if (!go_on)
+		return RM_DROP;
+	hs_stream_untrack(st);
+	return RM_PASS_ALL;
+}
+
+/* One run of hdrstrip_msg (proxy.bpf.c:334-481) over the message m->pb. */
+static int rm_msg(const struct sc_input *in, int kind, struct sc_run *r, struct rm_run *m,
+		  struct hs_stream *st, size_t *keep_out, struct cu_err *e)
+{
+	const int resp = !!(in->mode & SC_MODE_RESPONSE);
+	const int go_on = !!(in->mode & SC_MODE_ON_ERROR_PASS);
+	const size_t size = m->pn, at = m->ps[0];
+	/* :359: a window of at most HS_MAX_BUF bytes. */
+	const size_t n = size < HS_MAX_BUF ? size : HS_MAX_BUF;
+	const __u64 limit = HS_STEPS_PER_BYTE * (n + 16);
+	/* :393: bpf_loop(HS_MAX_CALLS) of HS_STEPS_PER_CALL (4) steps. */
+	const __u64 max_steps = HS_STEPS_PER_BYTE * (HS_MAX_BUF + 16);
+	uint8_t *buf = malloc(n); /* exactly the window: ASan sees any read past it */
+	struct rm_list rm = { .n = 0 };
+	struct hs_scan s;
+	__u64 steps = 0;
+	size_t removed = 0, keep;
+	int done = 0, rc;
+
+	if (!buf)
+		abort();
+	memcpy(buf, m->pb, n);
+	if (m->n_starts < RM_MAX_RUNS)
+		m->starts[m->n_starts++] = (uint32_t)at;
+	/* :366 */
+	hs_scan_begin(&s, st, 0, (__u32)n, 0);
+	/* :367-376: the requests the server socket read, as run_stream()
+	 * gives them. */
+	if (resp) {
+		s.peer_known = in->len % 5 != 0;
+		s.peer_n = HS_HEADS_WINDOW;
+		s.peer_heads = 0x4924924924924924ULL;
+	}
+	/* :380-382: a stream checked line by line is masked in place. */
+	s.opts = (st->conn & HS_CN_UNTRACKED ? 0 : HS_OPT_REMOVE) |
+		 (go_on ? HS_OPT_CONFLICT_GO_ON : 0);
+	/* :393 and scan_steps() (scan_loop.h). */
+	while (!done && steps < max_steps) {
+		__u32 pos0 = s.pos, prev_end = rm.n ? rm.off[rm.n - 1] + rm.len[rm.n - 1] : 0;
+		__u8 ph0 = s.st.phase, rem0 = hs_removes(&s);
+
+		steps++;
+		rc = hs_scan_step(&s, &g_list.trie, buf, buf + n);
+		for (__u32 p = pos0; p < s.pos && p < n; p++) {
+			r->cls[m->ps[p]] = sc_phase_class(ph0);
+			m->tracked[m->ps[p]] = rem0;
+		}
+		if (rc == HS_STEP_MATCH) {
+			if (r->n_hits < SC_MAX_HITS)
+				r->hits[r->n_hits++] =
+					(struct sc_hit){ pos0 < n ? m->ps[pos0] : m->ps[n - 1] + 1,
+							 s.rule };
+			done = s.st.phase == HS_PH_DROPPED;
+		} else if (rc == HS_STEP_REMOVE) {
+			if (!rem0 || s.rm_start >= s.rm_end || s.rm_end > n ||
+			    s.rm_start < prev_end) {
+				failf(e,
+				      "%s run: removal [%u, %u) in the %zu-byte message at %zu (after %u, remove mode %s)",
+				      run_name[kind], s.rm_start, s.rm_end, size, at, prev_end,
+				      rem0 ? "on" : "off");
+				break;
+			}
+			if (rm_add(&rm, &s))
+				done = 2; /* SCAN_RM_FULL */
+		} else if (rc == HS_STEP_DONE) {
+			done = 1; /* SCAN_DONE */
+		}
+	}
+	if (steps > limit)
+		failf(e,
+		      "%s run: %llu steps for the %zu-byte message at %zu; the scanner promises at most %llu (HS_STEPS_PER_BYTE a byte)",
+		      run_name[kind], (unsigned long long)steps, n, at, (unsigned long long)limit);
+	/* Remove mode writes nothing; only a part scanned line by line is
+	 * masked in place. */
+	for (size_t p = 0; p < n && !e->failed; p++)
+		if (buf[p] != m->pb[p] && m->tracked[m->ps[p]])
+			failf(e, "%s run: remove mode rewrote byte %u (\"%s\" -> \"%s\")",
+			      run_name[kind], m->ps[p], show(m->pb + p, 1), show(buf + p, 1));
+	memcpy(m->pb, buf, n);
+	free(buf);
+	r->end_phase = s.st.phase;
+	if (e->failed)
+		return RM_DROP;
+	/* :399-406: a drop rule, or ambiguous framing under the drop policy. */
+	if (s.st.phase == HS_PH_DROPPED || s.st.phase == HS_PH_HALT) {
+		if (s.st.phase == HS_PH_HALT && go_on)
+			failf(e, "%s run: halted at %zu although on-error is pass", run_name[kind],
+			      at);
+		return RM_DROP;
+	}
+	/* :410 */
+	if (!done)
+		return rm_give_up(kind, st, go_on, at, "bpf_loop's bound", e);
+	/* :413-423: the ranges out, last first (earlier offsets stay valid). */
+	for (uint32_t i = rm.n; i-- > 0;) {
+		size_t o = rm.off[i], l = rm.len[i];
+
+		for (size_t p = o; p < o + l; p++)
+			m->gone[m->ps[p]] = 1;
+		memmove(m->pb + o, m->pb + o + l, m->pn - o - l);
+		memmove(m->ps + o, m->ps + o + l, (m->pn - o - l) * sizeof(m->ps[0]));
+		m->pn -= l;
+		removed += l;
+	}
+	if (s.hold) {
+		/* :452 */
+		if (s.line_start < removed || s.line_start > n) {
+			failf(e,
+			      "%s run: held line at %u of the %zu-byte message at %zu, %zu bytes removed",
+			      run_name[kind], s.line_start, size, at, removed);
+			return RM_DROP;
+		}
+		keep = s.line_start - removed;
+		/* :453-460 */
+		if (!keep && n < size)
+			return rm_give_up(kind, st, go_on, at, "a held line fills the window", e);
+		/* :461-464: apply count @keep and no cork, or cork until more
+		 * bytes than the message has come (the next send). */
+		*st = s.line_snap;
+		*keep_out = keep;
+		return keep ? RM_PASS_KEEP : RM_CORK;
+	}
+	/* :466-475 */
+	keep = s.pos - removed;
+	if ((done == 2 || n < size) && !keep)
+		return rm_give_up(kind, st, go_on, at, "a window of removed lines", e);
+	/* :476 */
+	hs_scan_finish(&s, st);
+	if (st->phase == HS_PH_NAME && (st->flags & HS_SF_PREMASKED) &&
+	    r->n_premask < SC_MAX_PREMASK)
+		r->premask[r->n_premask++] = m->ps[n - removed - 1] + 1;
+	/* :478: the rest of the message the run did not reach comes back. */
+	if (done == 2 || n < size) {
+		*keep_out = keep;
+		return RM_PASS_KEEP;
+	}
+	return RM_PASS_ALL;
+}
+
+static void run_remove(const struct sc_input *in, int kind, struct sc_run *r, struct cu_err *e)
+{
+	struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+	struct hs_stream st;
+	size_t off = 0, seg = 0;
+	int stop = 0;
+
+	memset(r->cls, CL_NONE, in->len);
+	memset(m->gone, 0, in->len);
+	memset(m->tracked, 0, in->len);
+	r->n_hits = r->n_premask = 0;
+	r->end_phase = -1;
+	m->n_out = m->pn = m->n_starts = 0;
+	m->held = m->drop_from = in->len;
+	/* sk_state's stream: zeroed, or a server socket's response stream
+	 * (proxy.bpf.c:48-51, :210); see above for the untracked start. */
+	hs_stream_init_dir(&st, !!(in->mode & SC_MODE_RESPONSE));
+	if (untracked_scan(in))
+		hs_stream_untrack(&st);
+	while (off < in->len && !stop && !e->failed) {
+		const size_t n = seg_len(in, kind, seg, in->len - off);
+
+		/* The send's bytes join a corked message (tcp_bpf_sendmsg). */
+		memcpy(m->pb + m->pn, in->stream + off, n);
+		for (size_t i = 0; i < n; i++)
+			m->ps[m->pn + i] = (uint32_t)(off + i);
+		m->pn += n;
+		off += n;
+		seg++;
+		while (m->pn && !stop && !e->failed) {
+			size_t keep = 0;
+
+			switch (rm_msg(in, kind, r, m, &st, &keep, e)) {
+			case RM_PASS_ALL:
+				rm_deliver(m, m->pn);
+				break;
+			case RM_PASS_KEEP:
+				/* tcp_bpf_send_verdict: the apply count's bytes
+				 * go, and the program runs on the rest at once. */
+				rm_deliver(m, keep);
+				break;
+			case RM_CORK:
+				stop = -1;
+				break;
+			default:
+				/* Dropped: the send fails, and the driver stops
+				 * (nothing after it reaches the origin). */
+				m->drop_from = m->ps[0];
+				stop = 1;
+				break;
+			}
+		}
+		if (stop < 0)
+			stop = 0;
+	}
+	/* A corked line when the stream ends never reaches the origin. */
+	if (!stop && m->pn)
+		m->held = m->ps[0];
+}
+
+/*
+ * The stand-in for what a remove-mode run @r did, in the shape the other
+ * runs have (one byte per stream offset), so that check_run() and
+ * compare_runs() judge it as they judge a split run: a delivered byte as it
+ * went out; a removed byte, or one never delivered (the dropped send, the
+ * held line at the end), as the unsplit run @a has it. What makes that
+ * stand-in honest is checked here first: the output is the stream in
+ * order with whole lines taken out, each of them a line the unsplit run
+ * masked, in the part scanned in remove mode only; what was not delivered
+ * is the dropped send and what follows, or the line held at the end.
+ */
+static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a, struct sc_run *r,
+		    struct cu_err *e)
+{
+	const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+	const char *rn = run_name[kind];
+	const size_t lost = m->drop_from < m->held ? m->drop_from : m->held;
+	static uint8_t sent[SC_MAX_STREAM];
+	size_t k, i;
+
+	memcpy(r->out, a->out, in->len);
+	memset(sent, 0, in->len);
+	r->delivered = lost;
+	r->stopped = m->drop_from;
+	for (i = 0; i < m->n_out; i++) {
+		if (i && m->src[i] <= m->src[i - 1])
+			return failf(e, "%s run: output byte %zu comes from %u, after %u", rn, i,
+				     m->src[i], m->src[i - 1]);
+		r->out[m->src[i]] = m->out[i];
+		sent[m->src[i]] = 1;
+	}
+	for (i = 0; i < in->len; i++) {
+		if (sent[i] || m->gone[i] ? i >= lost : i < lost)
+			return failf(e, "%s run: byte %zu %s (delivered up to %zu%s)", rn, i,
+				     sent[i]	  ? "delivered"
+				     : m->gone[i] ? "removed"
+						  : "neither delivered nor removed",
+				     lost, m->held < in->len ? ", a held line from there" : "");
+		if (m->gone[i] && !m->tracked[i])
+			return failf(e,
+				     "%s run: byte %zu removed where the stream went line by line",
+				     rn, i);
+	}
+	/* The line held at the end: one line's start, no line end. */
+	for (i = m->held; i < in->len; i++)
+		if (in->stream[i] == '\r' || in->stream[i] == '\n')
+			return failf(
+				e,
+				"%s run: the line held at %zu at the end goes past its end at %zu",
+				rn, m->held, i);
+	/* Lines go whole, and only those the unsplit run masked. */
+	for (k = 0; k < g_n_lines_in; k++) {
+		const struct lib_line *ln = &g_lines[k];
+		size_t n_gone = 0;
+
+		for (i = ln->start; i < ln->next; i++)
+			n_gone += m->gone[i];
+		if (!n_gone)
+			continue;
+		if (n_gone != ln->next - ln->start)
+			return failf(e, "%s run: line at %zu partly removed: \"%s\"", rn, ln->start,
+				     show(in->stream + ln->start, ln->next - ln->start));
+		if (ln->end == ln->start || !lib_filler(a->out, ln->start, ln->end) ||
+		    (!line_changed(a, in->stream, ln) &&
+		     !lib_filler(in->stream, ln->start, ln->end)))
+			return failf(e, "%s run: line at %zu removed, the unsplit run has \"%s\"",
+				     rn, ln->start, show(a->out + ln->start, ln->end - ln->start));
+	}
+}
+
+static struct lib_line g_olines[SC_MAX_LINES], g_orlines[2 * SC_MAX_LINES];
+
+/*
+ * What the origin received, read by the liberal reader: no line the scan
+ * read as a field line (by the class of its first byte's source) holds a
+ * field whose name a rule that masks or drops lists, filler aside. Lines
+ * that lines taken out of the middle of a block leave next to each other
+ * are read as they now are.
+ */
+static void rm_check_output(const struct sc_input *in, int kind, const struct sc_run *r,
+			    struct cu_err *e)
+{
+	const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+	const struct lib_list *l = &g_list.lib[!!(in->mode & SC_MODE_RESPONSE)];
+	static uint8_t ocls[SC_MAX_STREAM];
+	size_t n, ns, ne;
+
+	for (size_t i = 0; i < m->n_out; i++)
+		ocls[i] = r->cls[m->src[i]];
+	n = lib_lines(m->out, m->n_out, g_olines, SC_MAX_LINES);
+	n = sc_run_lines(ocls, g_olines, n, g_orlines);
+	for (size_t k = 0; k < n; k++) {
+		const struct lib_line *ln = &g_orlines[k];
+
+		if (ln->end <= ln->start || ocls[ln->start] != CL_FIELD ||
+		    lib_filler(m->out, ln->start, ln->end))
+			continue;
+		if (lib_field(m->out, ln, &ns, &ne) &&
+		    lib_enforced(l, lib_match(l, m->out + ns, ne - ns)))
+			return failf(
+				e,
+				"%s run: the origin gets field \"%s\" (output line at %zu, from %u): \"%s\"",
+				run_name[kind], show(m->out + ns, ne - ns), ln->start,
+				m->src[ln->start], show(m->out + ln->start, ln->end - ln->start));
+	}
+}
+
+/* A drop rule stops the connection: nothing of the line it matched, nor
+ * anything after it, reaches the origin (but a name rewritten ahead). */
+static void rm_check_drop(const struct sc_input *in, int kind, const struct sc_run *r,
+			  struct cu_err *e)
+{
+	const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+	size_t k = 0, h, i;
+
+	if (r->end_phase != HS_PH_DROPPED || !r->n_hits)
+		return;
+	h = r->hits[r->n_hits - 1].off;
+	while (k + 1 < g_n_lines_in && g_lines[k].next <= h)
+		k++;
+	if (m->drop_from == in->len)
+		return failf(e, "%s run: dropped at %zu, but the driver went on", run_name[kind],
+			     h);
+	/* Where the stream went line by line, the name's bytes in earlier
+	 * sends went out rewritten ahead (scan.h's split-name rule), masked;
+	 * in remove mode the line is held whole. */
+	for (i = m->n_out; i > 0 && m->src[i - 1] >= g_lines[k].start; i--)
+		;
+	if (i < m->n_out && (m->src[m->n_out - 1] >= h || !lib_filler(m->out, i, m->n_out) ||
+			     m->tracked[m->src[m->n_out - 1]]))
+		return failf(e, "%s run: dropped at %zu (line at %zu), but \"%s\" of it went out",
+			     run_name[kind], h, g_lines[k].start, show(m->out + i, m->n_out - i));
+}
+
 /* SC_DEBUG=1: show what each run made of the stream (for triage). */
 static void dump(const struct sc_input *in)
 {
@@ -811,15 +1295,6 @@ static void dump(const struct sc_input *in)
 	}
 }
 
-/* Is the connection scanned line by line from its first byte (no state,
- * --untracked scan)? */
-static int untracked_scan(const struct sc_input *in)
-{
-	int untracked = (in->mode >> SC_MODE_UNTRACKED_SHIFT) & 3;
-
-	return (in->mode & SC_MODE_FRESH) && (untracked == 0 || untracked == 3);
-}
-
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
 	struct cu_err e = { .buf = why, .size = why_size };
@@ -831,7 +1306,8 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 	split_input(data, size, &in);
 	load_list(&in);
 	n_lines = lib_lines(in.stream, in.len, g_lines, SC_MAX_LINES);
-	for (int k = 0; k < RUN_KINDS && !e.failed; k++) {
+	g_n_lines_in = n_lines;
+	for (int k = 0; k <= RUN_UNTRACKED && !e.failed; k++) {
 		if (k == RUN_UNTRACKED && !untracked_scan(&in))
 			continue;
 		run_stream(&in, k, &g_runs[k], &e);
@@ -841,6 +1317,22 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 	}
 	for (int k = RUN_CUTS; k <= RUN_BYTES && !e.failed; k++)
 		compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
+	/* Proxy mode over the same sends: judged as a split run is, against
+	 * the unsplit run with its masked lines taken out (rm_fill()). */
+	for (int k = RUN_RM_WHOLE; k < RUN_KINDS && !e.failed; k++) {
+		run_remove(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			rm_fill(&in, k, &g_runs[RUN_WHOLE], &g_runs[k], &e);
+		g_n_rlines[k] = sc_run_lines(g_runs[k].cls, g_lines, n_lines, g_rlines[k]);
+		if (!e.failed)
+			rm_check_drop(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			rm_check_output(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			check_run(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
+	}
 	if (getenv("SC_DEBUG"))
 		dump(&in);
 	return e.failed ? -1 : 0;

@@ -2,7 +2,9 @@
 /*
  * The scanner fuzzer's oracle: one input drives the shared scanner
  * (include/hdrstrip/scan.h, trie.h) the way bpf/hdrstrip.bpf.c drives it,
- * over the same stream cut three ways, and checks what came out. The unit
+ * over the same stream cut three ways, and the way bpf/proxy.bpf.c drives
+ * it (remove mode, one send a segment) over the same cuts, and checks what
+ * came out. The unit
  * tests replay the fuzzer's findings through the same function.
  *
  * Input layout:
