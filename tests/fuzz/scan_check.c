@@ -1159,16 +1159,18 @@ static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a,
 				e,
 				"%s run: the line held at %zu at the end goes past its end at %zu",
 				rn, m->held, i);
-	/* Lines go whole, and only those the unsplit run masked. */
+	/* Lines go whole, and only those the unsplit run masked. A line's
+	 * rest in a send that was dropped never went out at all. */
 	for (k = 0; k < g_n_lines_in; k++) {
 		const struct lib_line *ln = &g_lines[k];
+		const size_t to = ln->next < lost ? ln->next : lost;
 		size_t n_gone = 0;
 
-		for (i = ln->start; i < ln->next; i++)
+		for (i = ln->start; i < to; i++)
 			n_gone += m->gone[i];
 		if (!n_gone)
 			continue;
-		if (n_gone != ln->next - ln->start)
+		if (n_gone != to - ln->start)
 			return failf(e, "%s run: line at %zu partly removed: \"%s\"", rn, ln->start,
 				     show(in->stream + ln->start, ln->next - ln->start));
 		if (ln->end == ln->start || !lib_filler(a->out, ln->start, ln->end) ||
@@ -1222,12 +1224,16 @@ static void rm_check_drop(const struct sc_input *in, int kind, const struct sc_r
 			  struct cu_err *e)
 {
 	const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
+	/* The run's lines: a request line that turned out to be none is read
+	 * line by line from where that showed, its bytes before gone out. */
+	const struct lib_line *lines = g_rlines[kind];
+	const size_t n_lines = g_n_rlines[kind];
 	size_t k = 0, h, i;
 
 	if (r->end_phase != HS_PH_DROPPED || !r->n_hits)
 		return;
 	h = r->hits[r->n_hits - 1].off;
-	while (k + 1 < g_n_lines_in && g_lines[k].next <= h)
+	while (k + 1 < n_lines && lines[k].next <= h)
 		k++;
 	if (m->drop_from == in->len)
 		return failf(e, "%s run: dropped at %zu, but the driver went on", run_name[kind],
@@ -1235,12 +1241,12 @@ static void rm_check_drop(const struct sc_input *in, int kind, const struct sc_r
 	/* Where the stream went line by line, the name's bytes in earlier
 	 * sends went out rewritten ahead (scan.h's split-name rule), masked;
 	 * in remove mode the line is held whole. */
-	for (i = m->n_out; i > 0 && m->src[i - 1] >= g_lines[k].start; i--)
+	for (i = m->n_out; i > 0 && m->src[i - 1] >= lines[k].start; i--)
 		;
 	if (i < m->n_out && (m->src[m->n_out - 1] >= h || !lib_filler(m->out, i, m->n_out) ||
 			     m->tracked[m->src[m->n_out - 1]]))
 		return failf(e, "%s run: dropped at %zu (line at %zu), but \"%s\" of it went out",
-			     run_name[kind], h, g_lines[k].start, show(m->out + i, m->n_out - i));
+			     run_name[kind], h, lines[k].start, show(m->out + i, m->n_out - i));
 }
 
 /* SC_DEBUG=1: show what each run made of the stream (for triage). */
