@@ -150,6 +150,7 @@ struct rm_run {
 	size_t pn;
 	uint8_t gone[SC_MAX_STREAM]; /* by stream offset: popped (removed) */
 	uint8_t tracked[SC_MAX_STREAM]; /* last stepped over with HS_OPT_REMOVE set */
+	uint8_t seen[SC_MAX_STREAM]; /* by stream offset: as the last scan left it */
 	/* The stream offset of each program run's first byte (increasing). */
 	uint32_t starts[RM_MAX_RUNS];
 	size_t n_starts;
@@ -989,6 +990,8 @@ static int rm_msg(const struct sc_input *in, int kind, struct sc_run *r, struct 
 			failf(e, "%s run: remove mode rewrote byte %u (\"%s\" -> \"%s\")",
 			      run_name[kind], m->ps[p], show(m->pb + p, 1), show(buf + p, 1));
 	memcpy(m->pb, buf, n);
+	for (size_t p = 0; p < n; p++)
+		m->seen[m->ps[p]] = buf[p];
 	free(buf);
 	r->end_phase = s.st.phase;
 	if (e->failed)
@@ -1059,6 +1062,7 @@ static void run_remove(const struct sc_input *in, int kind, struct sc_run *r, st
 	memset(r->cls, CL_NONE, in->len);
 	memset(m->gone, 0, in->len);
 	memset(m->tracked, 0, in->len);
+	memcpy(m->seen, in->stream, in->len);
 	r->n_hits = r->n_premask = 0;
 	r->end_phase = -1;
 	m->n_out = m->pn = m->n_starts = 0;
@@ -1114,7 +1118,9 @@ static void run_remove(const struct sc_input *in, int kind, struct sc_run *r, st
  * runs have (one byte per stream offset), so that check_run() and
  * compare_runs() judge it as they judge a split run: a delivered byte as it
  * went out; a removed byte, or one never delivered (the dropped send, the
- * held line at the end), as the unsplit run @a has it. What makes that
+ * held line at the end), as the unsplit run @a has it, but for the part of
+ * the dropped send the scan masked in place line by line: as it left it
+ * (the split runs' out[] holds a dropped segment as scanned, too). What makes that
  * stand-in honest is checked here first: the output is the stream in
  * order with whole lines taken out, each of them a line the unsplit run
  * masked, in the part scanned in remove mode only; what was not delivered
@@ -1129,7 +1135,10 @@ static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a,
 	static uint8_t sent[SC_MAX_STREAM];
 	size_t k, i;
 
-	memcpy(r->out, a->out, in->len);
+	/* What the scan made of the dropped send where the stream went line
+	 * by line (masked in place), as the split mask-mode runs keep it. */
+	for (i = 0; i < in->len; i++)
+		r->out[i] = m->tracked[i] || i < m->drop_from ? a->out[i] : m->seen[i];
 	memset(sent, 0, in->len);
 	r->delivered = lost;
 	r->stopped = m->drop_from;
