@@ -728,6 +728,22 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 			int carry = lib_is_cont(src, ln) ||
 				    (!len && ln->end < in->len && src[ln->end] == '\r');
 
+			if (in_masked_field && lib_is_cont(src, ln) &&
+			    lib_filler(b->out, ln->start, ln->end)) {
+				/* An obs-fold continuation of a field rewritten
+				 * ahead, masked as such where the unsplit run
+				 * masked it as a match of its own (" x" after
+				 * "X-"): the same bytes, and that match is not
+				 * made; but a drop or framing field there parts
+				 * the runs, as below. */
+				if (dropped_in(a, ln) ||
+				    (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne))) {
+					cutoff = ln->start;
+					break;
+				}
+				if (n_excused < SC_MAX_EXCUSED)
+					g_excused[n_excused++] = *ln;
+			}
 			in_desync = in_desync && carry;
 			in_masked_field = (ahead && lib_filler(b->out, ln->start, ln->end)) ||
 					  (in_masked_field && carry);
@@ -1041,7 +1057,7 @@ static int rm_msg(const struct sc_input *in, int kind, struct sc_run *r, struct 
 		return rm_give_up(kind, st, go_on, at, "a window of removed lines", e);
 	/* :476 */
 	hs_scan_finish(&s, st);
-	if (st->phase == HS_PH_NAME && (st->flags & HS_SF_PREMASKED) &&
+	if (st->phase == HS_PH_NAME && (st->flags & HS_SF_PREMASKED) && n > removed &&
 	    r->n_premask < SC_MAX_PREMASK)
 		r->premask[r->n_premask++] = m->ps[n - removed - 1] + 1;
 	/* :478: the rest of the message the run did not reach comes back. */
