@@ -1323,6 +1323,25 @@ static void dump(const struct sc_input *in)
 				fputs("\n  ", stderr);
 		}
 		fputc('\n', stderr);
+		if (k >= RUN_RM_WHOLE) {
+			/* Remove mode: what the origin received, and where each
+			 * program run began. */
+			const struct rm_run *m = &g_rm[k - RUN_RM_WHOLE];
+
+			fprintf(stderr,
+				"  the origin got %zu bytes (held from %zu, dropped from %zu):\n  ",
+				m->n_out, m->held, m->drop_from);
+			for (size_t i = 0; i < m->n_out; i++) {
+				fputc(m->out[i] >= 0x20 && m->out[i] < 0x7f ? m->out[i] : '.',
+				      stderr);
+				if (m->out[i] == '\n')
+					fputs("\n  ", stderr);
+			}
+			fputs("\n  runs from:", stderr);
+			for (size_t i = 0; i < m->n_starts; i++)
+				fprintf(stderr, " %u", m->starts[i]);
+			fputc('\n', stderr);
+		}
 	}
 }
 
