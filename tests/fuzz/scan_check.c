@@ -651,6 +651,16 @@ static int excused(size_t off, size_t n)
 static struct lib_line g_clines[2 * SC_MAX_LINES];
 static uint8_t g_cdesync[2 * SC_MAX_LINES];
 
+/* An obs-fold continuation line @ln of a masked field in @src parts the
+ * unsplit run @a from a split one when @a dropped there or @ln is a
+ * framing field: the runs are compared only up to it. */
+static int cont_parts_runs(const struct sc_run *a, const uint8_t *src, const struct lib_line *ln)
+{
+	size_t ns, ne;
+
+	return dropped_in(a, ln) || (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne));
+}
+
 static size_t compare_lines(const struct sc_input *in, int kind, const struct sc_run *a,
 			    const struct sc_run *b, size_t n_lines)
 {
@@ -736,8 +746,7 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 				 * "X-"): the same bytes, and that match is not
 				 * made; but a drop or framing field there parts
 				 * the runs, as below. */
-				if (dropped_in(a, ln) ||
-				    (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne))) {
+				if (cont_parts_runs(a, src, ln)) {
 					cutoff = ln->start;
 					break;
 				}
@@ -761,8 +770,7 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 			 * fate: masked, and not checked on its own any more. A
 			 * match the unsplit run found in it is not made: masked
 			 * either way, but a drop rule there parts the runs ... */
-			if (dropped_in(a, ln) ||
-			    (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne))) {
+			if (cont_parts_runs(a, src, ln)) {
 				/* ... and so does a framing field there, masked
 				 * unread (no server gets it any more). */
 				cutoff = ln->start;
