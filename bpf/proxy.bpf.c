@@ -375,8 +375,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		}
 	}
 	/* Observe mode goes on where the pass policy does, and removes
-	 * nothing. */
-	/* A stream checked line by line is masked in place (hs_removes()). */
+	 * nothing; a stream checked line by line is masked in place
+	 * (hs_removes()). */
 	sc->s.opts = (ss->st.conn & HS_CN_UNTRACKED ? 0 : HS_OPT_REMOVE) |
 		     (cfg->on_error == HS_POLICY_PASS || cfg->observe ? HS_OPT_CONFLICT_GO_ON : 0) |
 		     (cfg->observe ? HS_OPT_OBSERVE : 0);
