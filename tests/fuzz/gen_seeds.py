@@ -48,6 +48,9 @@ EDGE_STREAMS = [
     b"Accept: a\r\nX-Internal-Auth: leak\r\n\r\n",
     # a long line, a long name
     b"GET /" + b"a" * 300 + b" HTTP/1.1\r\nX-Internal-" + b"z" * 120 + b": v\r\n\r\n",
+    # more internal lines apart in one send than proxy mode's removal list
+    # holds (SCAN_RM_FULL): the send is cut after the 32nd
+    b"GET / HTTP/1.1\r\n" + b"X-Internal-Auth: a\r\nB: c\r\n" * 40 + b"\r\n",
 ]
 
 
