@@ -68,8 +68,14 @@ define fuzz_run
 		2>$(FUZZ_OUT)/$(1).log; rc=$$?; \
 	grep -a -E '^#[0-9]+[[:space:]]+DONE|^stat::(number_of_executed_units|average_exec_per_sec)' \
 		$(FUZZ_OUT)/$(1).log | sed 's/^/  /'; \
-	if [ $$rc -ne 0 ]; then grep -a -E '^fuzz_|SUMMARY|ERROR|Test unit written' \
-		$(FUZZ_OUT)/$(1).log | sed 's/^/  /' >&2; fi; \
+	if [ $$rc -ne 0 ]; then grep -a -E '^INFO: Seed|^fuzz_|SUMMARY|ERROR|Test unit written' \
+		$(FUZZ_OUT)/$(1).log | sed 's/^/  /' >&2; \
+		for f in $$(grep -a -o "Test unit written to [^ ]*" $(FUZZ_OUT)/$(1).log | \
+			sed 's/^Test unit written to //'); do \
+			[ -f "$$f" ] || continue; \
+			echo "  $$f as base64 (base64 -d >FILE to replay it where the log is all there is):" >&2; \
+			base64 -w 76 "$$f" | sed 's/^/    /' >&2; \
+		done; fi; \
 	exit $$rc
 endef
 
