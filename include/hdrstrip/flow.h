@@ -590,14 +590,21 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 /*
  * Under --on-error pass, what becomes of a segment the policy decided
  * (HS_SEG_POLICY): one ahead of a gap is checked line by line on its own
- * (hs_seg_untracked()), the flow unchanged, its gap's bytes to come in
- * order later; one that reached past what the flow knew leaves the flow
+ * (hs_seg_untracked()), and the flow goes on line by line from next_seq, as
+ * one begun without state: the stack queues that segment and keeps its
+ * bytes where the gap's bytes come again in order, so from the gap on the
+ * application may read that copy's framing, not the one the flow would
+ * learn from the copy it scans in order (a Transfer-Encoding in one and not
+ * in the other). One that reached past what the flow knew leaves the flow
  * line by line after it. Returns HS_SEG_SCAN or HS_SEG_PASS.
  */
 HS_INLINE int hs_seg_policy_pass(struct hs_segwork *w, struct hs_flow *f)
 {
-	if (w->why == HS_WHY_OUT_OF_ORDER && !w->nosave)
+	if (w->why == HS_WHY_OUT_OF_ORDER && !w->nosave) {
+		if (f)
+			hs_flow_init(f, f->next_seq, 1, hs_stream_dir(&f->cur));
 		return hs_seg_untracked(w);
+	}
 	if (f && !hs_seq_lt(f->next_seq, w->seq) && hs_seq_lt(f->next_seq, w->seq + w->len))
 		hs_flow_init(f, w->seq + w->len, 1, hs_stream_dir(&f->cur));
 	return HS_SEG_PASS;

@@ -414,6 +414,35 @@ def pass_ahead_split(t):
     t.expect(r[:a] + check_report.FILL.encode()[:cut - a] + r[cut:])
 
 
+@case("pass-ahead-other-framing", 12, "--on-error pass: a segment ahead of a gap with other "
+      "framing than the copy sent in order after it: the stack reads the first, the rest of the "
+      "connection is checked line by line", group="on-error-pass", origins=ALL,
+      counters={"out_of_order": (">=", 1), "headers_masked": (">=", 1)})
+def pass_ahead_other_framing(t):
+    """The copy hdrstrip scans in order says Content-Length: the internal
+    field after the empty line is body. The segment ahead of the gap holds
+    a benign field of the same length in that place, and Linux keeps the
+    bytes it queued: the origin reads no Content-Length and no empty line
+    there, so the internal field is a header. hdrstrip checks the
+    connection line by line from the gap on, and masks it."""
+    c = t.conn()
+    if not c:
+        return
+    head = b"POST /ooo-frame HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    body = t.internal() + b"\r\n\r\n"
+    framing = b"Content-Length: %d\r\n\r\n" % len(body)
+    pad = b"X-Pad: " + b"p" * (len(framing) - 9) + b"\r\n"
+    at = len(head)
+    c.segment(pad, off=at)  # ahead of the gap: the receiver queues it
+    c.quiet(0.02)
+    c.segment(head, off=0)  # fills the gap: the stack reads head + pad
+    c.quiet(0.02)
+    c.segment(framing + body, off=at)  # in order for hdrstrip; the stack takes the body
+    t.must_ack(c, c.wait_ack(c.snd_max), "the three segments")
+    t.answers(c, 1)
+    t.expect(head + pad + body)
+
+
 @case("pass-chunk-lf-end", 12, "--on-error pass: chunk data ended by a bare LF, then a request "
       "with an internal field: the rest of the connection line by line, the field masked",
       group="on-error-pass", origins=ALL,

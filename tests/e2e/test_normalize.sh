@@ -127,7 +127,8 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 
 	# Class 1 with --urgent drop; class 12 under --on-error pass.
 	wanted urg-drop && group_with "$hook" urgent-drop urg-drop --urgent drop
-	wanted pass-ahead-head || wanted pass-ahead-split || wanted pass-chunk-lf-end &&
+	wanted pass-ahead-head || wanted pass-ahead-split || wanted pass-chunk-lf-end ||
+		wanted pass-ahead-other-framing &&
 		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
 
 	# Class 7 at MTU 65535.

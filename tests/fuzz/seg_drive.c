@@ -126,6 +126,9 @@ void sd_segment(struct sd_table *tab, const struct sd_cfg *cfg, const struct hs_
 		/* Passed, checked line by line where that can be done
 		 * (flow.h's hs_seg_policy_pass(), as bpf/hdrstrip.bpf.c). */
 		__u32 before = f ? f->next_seq : 0;
+		/* Ahead of a gap: the flow goes on line by line from its
+		 * next_seq. */
+		int ahead = w->why == HS_WHY_OUT_OF_ORDER && !w->nosave;
 
 		res->policy = 1;
 		r = hs_seg_policy_pass(w, f);
@@ -134,7 +137,8 @@ void sd_segment(struct sd_table *tab, const struct sd_cfg *cfg, const struct hs_
 		/* What the policy let through, checked line by line or not,
 		 * was not read with the stream's state. */
 		res->unscanned_policy = len > 0;
-		res->reinit = f && f->next_seq != before;
+		res->reinit = f && (f->next_seq != before || ahead);
+		res->restart_seq = f ? f->next_seq : 0;
 		res->linewise = w->nosave;
 		res->verdict = r == HS_SEG_DROP ? SD_DROP : SD_PASS;
 		return;

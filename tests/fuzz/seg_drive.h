@@ -67,7 +67,10 @@ struct sd_result {
 	int drop_rule; /* dropped by a drop rule (HS_PH_DROPPED) */
 	int halted; /* a piece stopped in HS_PH_HALT */
 	int incomplete; /* a piece's scan did not end within the BPF budget */
-	int reinit; /* policy pass: the flow goes on line by line after it */
+	/* Policy pass: the flow goes on line by line from restart_seq (after
+	 * the segment, or from the gap before one ahead of it). */
+	int reinit;
+	__u32 restart_seq;
 	int untracked_pass; /* no flow, --untracked pass: passed unscanned */
 	/* Passed with bytes no piece scanned while the policy let them
 	 * through (on-error pass, --untracked pass): not hdrstrip's to mask. */

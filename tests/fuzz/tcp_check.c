@@ -312,18 +312,15 @@ static void transmit(struct tc_run *r, const struct tc_tx *tx)
 		r->m.state == TM_ESTABLISHED || (r->m.state == TM_CLOSE_WAIT && !tx->closed);
 	sd_segment(&r->tab, &r->cfg, r->t, pkt, size, payload_off, TC_L4, tx->seq, tx->len, tx->win,
 		   tx->flags, &res);
-	if (((res.ev & HS_EV_UNTRACKED) && (present || r->cfg.untracked == HS_UNTRACKED_SCAN)) ||
-	    res.reinit) {
-		/* The flow begins (again) here without state, line by line:
-		 * where no state was known, at data where a SYN seen inside
-		 * the connection would start one, or after a policy pass. */
-		uint32_t at = res.reinit ? (tx->flags & HS_TCP_SYN ? tx->seq + 1 : tx->seq) +
-						   (uint32_t)tx->len
-					 : tx->seq;
-
-		if (r->n_restarts < TC_MAX_COPIES)
-			r->restarts[r->n_restarts++] = at;
-	}
+	/* The flow begins (again) without state, line by line: where no
+	 * state was known, at data where a SYN seen inside the connection
+	 * would start one (the segment's start), and after a policy pass
+	 * (restart_seq). */
+	if ((res.ev & HS_EV_UNTRACKED) && (present || r->cfg.untracked == HS_UNTRACKED_SCAN) &&
+	    r->n_restarts < TC_MAX_COPIES)
+		r->restarts[r->n_restarts++] = tx->seq;
+	if (res.reinit && r->n_restarts < TC_MAX_COPIES)
+		r->restarts[r->n_restarts++] = res.restart_seq;
 
 	for (size_t i = 0; i < payload_off; i++)
 		if (pkt[i] != (uint8_t)(0xa5 ^ i))
@@ -705,16 +702,18 @@ static int restart_inside(const struct tc_run *r, const struct tm_app *a, size_t
 	return 0;
 }
 
-/* Did hdrstrip's flow begin without state after the stream's start and at
- * or before offset @i of connection @a's stream? What the flow carried
- * over from the lines before (a masked field that a continuation line
- * follows) is then unknown to it. */
+/* Did hdrstrip's flow begin again without state at or before offset @i of
+ * connection @a's stream (its start included: a segment ahead of a gap
+ * passed by policy before any other leaves the flow line by line from
+ * there)? What the flow carried over from the lines before (a masked field
+ * that a continuation line follows), and the stream's framing, are then
+ * unknown to it. */
 static int restart_before(const struct tc_run *r, const struct tm_app *a, size_t i)
 {
 	for (size_t k = 0; k < r->n_restarts; k++) {
 		uint32_t o = r->restarts[k] - (a->isn + 1);
 
-		if (o > 0 && o <= i)
+		if (o <= i)
 			return 1;
 	}
 	return 0;
@@ -765,6 +764,17 @@ static void check_app(struct tc_run *r, size_t ci)
 		 * scanner fuzzer's oracle excuses it likewise). */
 		if (ln->end > ln->start && o->req[ln->start])
 			continue;
+		/* Framing the fresh scan found ambiguous sends it on line by
+		 * line from the byte after (HS_OPT_CONFLICT_GO_ON), a "line"
+		 * that starts where no line ends: no parser reads a field
+		 * there. Where hdrstrip's flow had gone line by line before
+		 * (begun again without state), it read that byte inside the
+		 * real line, as every parser does. */
+		if (hit && ln->start && !hs_is_eol(a->data[ln->start - 1]) &&
+		    restart_before(r, a, ln->start)) {
+			g_stats.known_midline++;
+			continue;
+		}
 		if (hit) {
 			expose(r, ci, a, ln, "a field the scanner matches");
 			continue;
