@@ -139,6 +139,11 @@ HS_INLINE void hs_start_mask(struct hs_scan *s, __u32 pos)
 	/* Go back to the line's start, or this buffer's if it began earlier. */
 	s->pos = hs_col(s, s->start) <= hs_col(s, pos) && hs_col(s, s->start) ? s->start
 									      : s->mask_start;
+	/* The stream is in MASK from the byte after @pos, not from where the
+	 * rewriting goes back to: a buffer that ends inside the name ends in
+	 * NAME (hs_scan_steady()). */
+	s->run_phase = HS_PH_MASK;
+	s->run_at = hs_off(pos + 1);
 }
 
 /* A field that frames the request (Content-Length, Transfer-Encoding,
