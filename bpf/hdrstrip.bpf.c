@@ -420,7 +420,8 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	if (f && sc->dir == HS_DIR_EITHER)
 		sc->dir = hs_stream_dir(&f->cur);
 	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
-	if (!f && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
+	if ((!f || (f->fl & HS_FL_CLOSED)) &&
+	    (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	if (r == HS_SEG_DROP && sc->w.why == HS_WHY_UNTRACKED && cfg->observe) {
@@ -493,12 +494,10 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	}
 	if (r == HS_SEG_POLICY)
 		return HS_VERDICT_DROP;
-	/* (A closed request stream's history stays: its responses may
-	 * follow a FIN. A stream started afresh writes its own at once
-	 * (hs_flow.pub_n); the LRU drops the rest.) */
-	if (sc->w.op & HS_OP_DELETE)
-		bpf_map_delete_elem(&flows, &pk->key);
-	else if (f && sc->dir == HS_DIR_REQUEST && (t->flags & HS_TRIE_F_RESPONSE_RULES))
+	/* (A closed flow stays, and so does a request stream's history: its
+	 * responses may follow a FIN. A stream started afresh writes its own
+	 * at once (hs_flow.pub_n); the LRU drops the rest.) */
+	if (f && sc->dir == HS_DIR_REQUEST && (t->flags & HS_TRIE_F_RESPONSE_RULES))
 		publish_methods(sc, f);
 	return HS_VERDICT_PASS;
 }

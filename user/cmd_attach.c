@@ -40,7 +40,7 @@ static const char attach_usage[] =
 	"                        takes out of the stream: clear (default: clear URG and the\n"
 	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
 	"  --flows N             connections tracked per hook (16..1048576, default 32768; each\n"
-	"                        takes about 1072 bytes of kernel memory, taken at attach)\n"
+	"                        takes about 1080 bytes of kernel memory, taken at attach)\n"
 	"  --event-rate N        match events a second at most, all CPUs together ('hdrstrip\n"
 	"                        events'; default 2000, 0: none); the rest are counted\n"
 	"  --observe             observe mode: every rule and policy counts and reports (events)\n"

@@ -139,7 +139,7 @@ int opt_urgent(const struct dev_cmd *c, const char *arg, int *out)
  * table's memory is taken at attach, per hook. */
 #define HS_FLOWS_MAX (1u << 20)
 /* Bytes of kernel memory a flow entry takes: its value and key, and the
- * LRU hash's element header (64 bytes on 64-bit kernels). 1072 bytes
+ * LRU hash's element header (64 bytes on 64-bit kernels). 1080 bytes
  * (BENCHMARKS.md, "memory"). */
 #define HS_FLOW_ENTRY_BYTES (sizeof(struct hs_flow) + sizeof(struct hs_flow_key) + 64)
 

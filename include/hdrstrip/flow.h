@@ -77,6 +77,7 @@ struct hs_ckpt {
 #define HS_FL_SYN_PENDING 0x02 /* a SYN came inside the connection (syn_isn) */
 #define HS_FL_NO_START 0x04 /* begun without state, line by line: its start is unknown */
 #define HS_FL_RULE_DROP 0x08 /* a drop rule dropped the segment at drop_seq */
+#define HS_FL_CLOSED 0x10 /* a FIN or an exact RST ended it (hs_flow_close()) */
 
 #define HS_PUB_NONE 0xffff /* hs_flow.pub_n: nothing written yet */
 
@@ -100,13 +101,15 @@ struct hs_flow {
 	__u32 drop_seq;
 	__u32 drop_len;
 	__u32 drop_sig;
+	__u32 start_seq; /* HS_FL_NO_START: the byte it began at without state */
+	__u32 reserved;
 	struct hs_stream cur; /* the state at next_seq */
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };
 
 _Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key layout");
 _Static_assert(sizeof(struct hs_ckpt) == 56, "hs_ckpt layout");
-_Static_assert(sizeof(struct hs_flow) == 24 + 48 + HS_FLOW_CKPTS * 56, "hs_flow layout");
+_Static_assert(sizeof(struct hs_flow) == 32 + 48 + HS_FLOW_CKPTS * 56, "hs_flow layout");
 _Static_assert((HS_FLOW_CKPTS & (HS_FLOW_CKPTS - 1)) == 0, "checkpoints: a power of two");
 
 /* What a segment gets (hs_seg_begin(), hs_seg_next()). */
@@ -139,9 +142,6 @@ enum hs_why {
 #define HS_EV_RETRANSMIT 0x10 /* retransmits */
 #define HS_EV_UNTRACKED 0x20 /* untracked: a segment of a connection without state */
 
-/* hs_segwork.op: what the caller does to the flow table once passed. */
-#define HS_OP_DELETE 0x1
-
 /* --untracked, as hs_seg_begin() takes it (enum hs_policy in maps.h). */
 #define HS_UNTRACKED_DROP 0
 #define HS_UNTRACKED_PASS 1
@@ -164,7 +164,6 @@ struct hs_segwork {
 	__u8 commit; /* the piece is new data: the flow advances past it */
 	__u8 why; /* enum hs_why */
 	__u8 ev; /* HS_EV_* */
-	__u8 op; /* HS_OP_* */
 	__u8 pieces; /* pieces handed out so far */
 	__u8 nosave; /* the piece is checked line by line; the flow learns nothing */
 	/* Set by the caller before hs_seg_begin() for a SYN with no flow: the
@@ -173,7 +172,7 @@ struct hs_segwork {
 	 * answer the SYN with a challenge ACK and go on with that connection. */
 	__u8 conn_open;
 	__u8 dir; /* set by the caller: HS_DIR_RESPONSE for a stream of responses */
-	__u8 reserved[2];
+	__u8 reserved[3];
 	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
 	 * which the piece's end state held, when has_steady. */
 	__u32 steady_seq;
@@ -203,12 +202,31 @@ HS_INLINE void hs_flow_init(struct hs_flow *f, __u32 seq, int untracked, __u32 d
 {
 	__builtin_memset(f, 0, sizeof(*f));
 	f->next_seq = seq;
+	f->start_seq = seq;
 	f->pub_n = HS_PUB_NONE;
 	hs_stream_init_dir(&f->cur, dir);
 	if (untracked) {
 		hs_stream_untrack(&f->cur);
 		f->fl = HS_FL_NO_START;
 	}
+}
+
+/*
+ * A FIN right after the last byte passed, or a RST at exactly the next one:
+ * the end of the connection for a stack that holds every byte before it.
+ * One that lacks some (a segment hdrstrip passed and the stack dropped)
+ * takes neither, and reads on when those bytes come again: so the flow
+ * stays, to check such resends at its boundaries as before (deleted, they
+ * would start a flow without state in the middle of a request, while the
+ * stack reads the bytes queued after them with the framing the flow had),
+ * and only a SYN starts a new one on the tuple; the table's LRU frees it
+ * in time. Counted once.
+ */
+HS_INLINE void hs_flow_close(struct hs_segwork *w, struct hs_flow *f)
+{
+	if (!(f->fl & HS_FL_CLOSED))
+		w->ev |= HS_EV_FLOW_CLOSED;
+	f->fl |= HS_FL_CLOSED;
 }
 
 /*
@@ -469,7 +487,6 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	len = w->len;
 	flags = w->flags;
 	w->why = HS_WHY_NONE;
-	w->op = 0;
 	w->pieces = 0;
 	w->check = 0;
 	w->commit = 0;
@@ -480,16 +497,18 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 		 * exactly the next byte; others get a challenge ACK. Its
 		 * payload is never data. */
 		if (f && seq == f->next_seq) {
-			w->op = HS_OP_DELETE;
-			w->ev |= HS_EV_FLOW_CLOSED;
+			hs_flow_close(w, f);
 		} else if (f) {
 			w->ev |= HS_EV_RST_IGNORED;
 		}
 		return HS_SEG_PASS;
 	}
 	if (flags & HS_TCP_SYN) {
-		/* The data of a SYN (TCP Fast Open) starts after it. */
+		/* The data of a SYN (TCP Fast Open) starts after it. A closed
+		 * flow is no connection to it (the caller asked the stack). */
 		w->seq = seq + 1;
+		if (f && (f->fl & HS_FL_CLOSED))
+			f = NULL;
 		if (!f && w->conn_open) {
 			/* A connection hdrstrip holds no state for (older than
 			 * the attach, or evicted) goes on: the SYN changes
@@ -522,10 +541,8 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 		}
 		/* The same SYN again: on as for the first. */
 	} else if (!len) {
-		if (f && (flags & HS_TCP_FIN) && seq == f->next_seq) {
-			w->op = HS_OP_DELETE;
-			w->ev |= HS_EV_FLOW_CLOSED;
-		}
+		if (f && (flags & HS_TCP_FIN) && seq == f->next_seq)
+			hs_flow_close(w, f);
 		return HS_SEG_PASS;
 	} else if (!(flags & HS_TCP_ACK)) {
 		w->why = HS_WHY_NO_ACK;
@@ -577,9 +594,16 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	}
 	if (!hs_flow_known(f, w->seq, &w->from) ||
 	    (hs_seq_lt(w->seq + len, f->next_seq) && !hs_flow_known(f, w->seq + len, &w->expect))) {
-		/* A connection begun without state was checked line by line,
-		 * trusting no framing: bytes before what it passed are too. */
-		if ((f->fl & HS_FL_NO_START) && !hs_seq_lt(f->next_seq, w->seq + len))
+		/* A connection begun without state was checked line by line
+		 * from that byte on, trusting no framing, as if a line began
+		 * there: a resend of bytes before it, up to exactly that byte,
+		 * is checked so too, from its own first byte. The stack reads
+		 * such bytes from one copy (one that ends there and starts at
+		 * or before what it lacks covers the rest), so no copy's state
+		 * matters where it meets another's. A resend that ends anywhere
+		 * else could be read with other copies' bytes from a place no
+		 * state is known at: dropped. */
+		if ((f->fl & HS_FL_NO_START) && w->seq + len == f->start_seq)
 			return hs_seg_untracked(w);
 		w->why = HS_WHY_UNVERIFIED;
 		return HS_SEG_DROP;
@@ -657,11 +681,8 @@ HS_SUBPROG int hs_seg_next(struct hs_segwork *w, struct hs_flow *f, struct hs_st
 	f->cur = *got;
 	f->next_seq = e;
 	f->fl |= HS_FL_STARTED;
-	if (w->flags & HS_TCP_FIN) {
-		/* The FIN right after the data: the stream is over. */
-		w->op = HS_OP_DELETE;
-		w->ev |= HS_EV_FLOW_CLOSED;
-	}
+	if (w->flags & HS_TCP_FIN)
+		hs_flow_close(w, f); /* the FIN right after the data */
 	return HS_SEG_PASS;
 }
 

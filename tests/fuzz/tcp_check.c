@@ -861,15 +861,6 @@ static void check_benign(struct tc_run *r)
 		return failf(r->e, "benign stream: %zu connections, the first %s", r->m.n_conns,
 			     r->m.n_conns && r->m.conns[0].reset ? "reset" : "never opened");
 	a = &r->m.conns[0];
-	if (a->len != in->len && !r->tab.present && r->cfg.untracked == HS_UNTRACKED_DROP &&
-	    !getenv("TC_STRICT")) {
-		/* Known (tests/fuzz/regress/tcp/open-refused-fast-open-fin-
-		 * deletes-flow-untracked-drop-stalls): hdrstrip deleted the
-		 * flow for a FIN the kernel did not take; --untracked drop
-		 * then drops every resend. */
-		g_stats.known_stalls++;
-		return;
-	}
 	if (a->len != in->len && r->tab.present && !getenv("TC_STRICT") &&
 	    hs_seq_lt(r->m.rcv_nxt, r->tab.f.next_seq) &&
 	    !hs_flow_known(&r->tab.f, r->m.rcv_nxt, &st)) {

@@ -202,6 +202,21 @@ int th_hits(struct th *h, __u64 *sum, __u32 n_slots)
 	return err;
 }
 
+int th_live_flows(struct th *h)
+{
+	struct hs_flow_key k, next;
+	struct hs_flow f;
+	int n = 0, first = 1;
+
+	while (!bpf_map_get_next_key(h->flows_fd, first ? NULL : &k, &next)) {
+		first = 0;
+		k = next;
+		if (!bpf_map_lookup_elem(h->flows_fd, &k, &f) && !(f.fl & HS_FL_CLOSED))
+			n++;
+	}
+	return n;
+}
+
 void th_forget_flows(struct th *h)
 {
 	struct hs_flow_key k, next;

@@ -65,6 +65,8 @@ int th_counters(struct th *h, struct hs_counters *sum);
 int th_hits(struct th *h, __u64 *sum, __u32 n_slots);
 
 /* Forget every connection the programs track. */
+/* Flows in the table that no FIN or exact RST closed (hs_flow_close()). */
+int th_live_flows(struct th *h);
 void th_forget_flows(struct th *h);
 /* One BPF_PROG_TEST_RUN: returns 0 or -errno; @out gets the packet as the
  * program left it (@out_cap bytes at most), @ret the program's return. */
