@@ -19,8 +19,9 @@
  *     server reads a field; one that is none is checked line by line, but
  *     split over segments only once partly sent: scan.h, scan_check.c);
  *     and lines holding bytes of a segment the operator's policy passed
- *     unscanned (--on-error pass or --untracked pass), counted as policy
- *     exposures (TC_STRICT=1 makes them failures).
+ *     unscanned (--on-error pass or --untracked pass), or starting right
+ *     after them, counted as policy exposures (TC_STRICT=1 makes them
+ *     failures).
  * (2) Benign streams. When no segment carries other bytes, none is dropped
  *     by the kernel after hdrstrip, there is no SYN, RST or bare FIN of the
  *     attacker's, no eviction, no segment without ACK or beyond the
@@ -722,7 +723,10 @@ static int restart_before(const struct tc_run *r, const struct tm_app *a, size_t
 static void expose(struct tc_run *r, size_t ci, const struct tm_app *a, const struct lib_line *ln,
 		   const char *what)
 {
-	if (tainted(r, a, ln->start, ln->next)) {
+	/* A line that holds such bytes, or starts right after them (where
+	 * it starts is theirs to say: the copy scanned in order may go on
+	 * there inside a line of its own). */
+	if (tainted(r, a, ln->start ? ln->start - 1 : 0, ln->next)) {
 		g_stats.exposures++;
 		if (!getenv("TC_STRICT"))
 			return;
