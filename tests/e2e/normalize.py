@@ -546,6 +546,41 @@ def ignored_control(t, kind, where):
         t.expect(head + body, r2)
 
 
+@case("fin-after-lost", 4, "a FIN at the next byte while the server lacks a segment hdrstrip "
+      "passed, then that segment again with other bytes: the flow is kept and checks it",
+      counters={"flows_closed": 1, "retransmit_mismatch": (">=", 1)})
+def fin_after_lost(t):
+    """The segment with the framing (a Content-Length whose body is an
+    internal field line) passes hdrstrip and is discarded by the server
+    (its ACK acknowledges data never sent); the body and a FIN follow, and
+    the server queues them. hdrstrip must not forget the connection at
+    that FIN: another copy of the lost segment, a benign field of the same
+    length where the framing was, would make the queued body a header
+    block. It is dropped as a mismatch; the real copy then completes the
+    request, whose body the origin gets as sent."""
+    c = t.conn()
+    if not c:
+        return
+    head = b"POST /fin-lost HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    body = t.internal() + b"\r\n\r\n"
+    framing = b"Content-Length: %d\r\n\r\n" % len(body)
+    other = b"X-Pad: " + b"p" * (len(framing) - 9) + b"\r\n"
+    t.must_ack(c, c.send(head), "the head")
+    at = len(head)
+    c.segment(framing, off=at, record=False, ack=(c.rcv_nxt + 100000) & 0xFFFFFFFF)
+    c.quiet(0.02)
+    c.segment(body, off=at + len(framing))  # queued: the server lacks the framing
+    c.quiet(0.02)
+    c.segment(b"", off=at + len(framing) + len(body), flags="FA")
+    c.quiet(0.02)
+    c.segment(other, off=at, record=False)  # must be dropped
+    c.quiet(0.05)
+    c.segment(framing, off=at)
+    t.must_ack(c, c.wait_ack(c.snd_max), "the framing, sent again as it was")
+    t.answers(c, 1)
+    t.expect(head + framing + body)
+
+
 @case("rst-head", 4, "in-window RST (not the next byte) inside a header block",
       counters={"rst_ignored": 1})
 def rst_head(t):
