@@ -130,8 +130,11 @@ drop_checks() { # OFFLOAD
 		id="drop-$HOOK-$1-v$fam-$$"
 		before=$(hs_stats "$NS" "$DEV" --per-header)
 		rc=0
+		# --abort: a RST when it gives up, so that its TCP does not go
+		# on resending the request into the next check (or, after a
+		# detach and an attach, into a table that no longer knows it).
 		client "$(saddr "$fam")" "$PORT_NODE" -H "X-Test-Id: $id" \
-			-H "X-Kill-Switch: on" --timeout 1.5 >"$WORK/resp" 2>&1 || rc=$?
+			-H "X-Kill-Switch: on" --timeout 1.5 --abort >"$WORK/resp" 2>&1 || rc=$?
 		assert_eq "$rc" 3 "$HOOK offload $1 IPv$fam: request with a drop rule times out"
 		after=$(hs_stats "$NS" "$DEV" --per-header)
 		# Once per request: TCP's copies of the dropped segment are

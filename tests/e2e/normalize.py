@@ -546,22 +546,21 @@ def ignored_control(t, kind, where):
         t.expect(head + body, r2)
 
 
-@case("fin-after-lost", 4, "a FIN at the next byte while the server lacks a segment hdrstrip "
-      "passed, then that segment again with other bytes: the flow is kept and checks it",
-      counters={"flows_closed": 1, "retransmit_mismatch": (">=", 1)})
-def fin_after_lost(t):
+def close_after_lost(t, kind):
     """The segment with the framing (a Content-Length whose body is an
     internal field line) passes hdrstrip and is discarded by the server
-    (its ACK acknowledges data never sent); the body and a FIN follow, and
-    the server queues them. hdrstrip must not forget the connection at
-    that FIN: another copy of the lost segment, a benign field of the same
-    length where the framing was, would make the queued body a header
-    block. It is dropped as a mismatch; the real copy then completes the
-    request, whose body the origin gets as sent."""
+    (its ACK acknowledges data never sent); the body and then a FIN after
+    it, or a RST at the next byte (@kind), follow, and the server queues
+    the body and ignores the RST (it is not at the byte it expects).
+    hdrstrip must not forget the connection there: another copy of the
+    lost segment, a benign field of the same length where the framing was,
+    would make the queued body a header block. It is dropped as a
+    mismatch; the real copy then completes the request, whose body the
+    origin gets as sent."""
     c = t.conn()
     if not c:
         return
-    head = b"POST /fin-lost HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    head = b"POST /" + kind.encode() + b"-lost HTTP/1.1\r\nHost: " + t.host + b"\r\n"
     body = t.internal() + b"\r\n\r\n"
     framing = b"Content-Length: %d\r\n\r\n" % len(body)
     other = b"X-Pad: " + b"p" * (len(framing) - 9) + b"\r\n"
@@ -571,7 +570,11 @@ def fin_after_lost(t):
     c.quiet(0.02)
     c.segment(body, off=at + len(framing))  # queued: the server lacks the framing
     c.quiet(0.02)
-    c.segment(b"", off=at + len(framing) + len(body), flags="FA")
+    end = at + len(framing) + len(body)
+    if kind == "fin":
+        c.segment(b"", off=end, flags="FA")
+    else:
+        c.raw(c.seq_at(end), rawtcp.RST | rawtcp.ACK)
     c.quiet(0.02)
     c.segment(other, off=at, record=False)  # must be dropped
     c.quiet(0.05)
@@ -579,6 +582,20 @@ def fin_after_lost(t):
     t.must_ack(c, c.wait_ack(c.snd_max), "the framing, sent again as it was")
     t.answers(c, 1)
     t.expect(head + framing + body)
+
+
+@case("fin-after-lost", 4, "a FIN at the next byte while the server lacks a segment hdrstrip "
+      "passed, then that segment again with other bytes: the flow is kept and checks it",
+      counters={"flows_closed": 1, "retransmit_mismatch": (">=", 1)})
+def fin_after_lost(t):
+    close_after_lost(t, "fin")
+
+
+@case("rst-after-lost", 4, "a RST at the next byte while the server lacks a segment hdrstrip "
+      "passed (the server ignores it), then that segment again with other bytes: the flow is "
+      "kept and checks it", counters={"flows_closed": 1, "retransmit_mismatch": (">=", 1)})
+def rst_after_lost(t):
+    close_after_lost(t, "rst")
 
 
 @case("rst-head", 4, "in-window RST (not the next byte) inside a header block",
