@@ -795,7 +795,7 @@ static void run_dataplane(struct bench *b)
 		}
 	printf("\nControl packets (method B, median ns): program / empty program\n");
 	for (int hk = 0; hk < TH_HOOKS; hk++)
-		printf("%-4s SYN (new state) %6.1f / %5.1f   ACK %6.1f / %5.1f   FIN (state deleted) %6.1f / %5.1f\n",
+		printf("%-4s SYN (new state) %6.1f / %5.1f   ACK %6.1f / %5.1f   FIN (state closed) %6.1f / %5.1f\n",
 		       th_hook_name[hk], ctl[hk][CTL_SYN][1], ctl[hk][CTL_SYN][0],
 		       ctl[hk][CTL_ACK][1], ctl[hk][CTL_ACK][0], ctl[hk][CTL_FIN][1],
 		       ctl[hk][CTL_FIN][0]);
