@@ -420,8 +420,7 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	if (f && sc->dir == HS_DIR_EITHER)
 		sc->dir = hs_stream_dir(&f->cur);
 	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
-	if ((!f || (f->fl & HS_FL_CLOSED)) &&
-	    (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
+	if (!hs_flow_live(f) && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	if (r == HS_SEG_DROP && sc->w.why == HS_WHY_UNTRACKED && cfg->observe) {

@@ -229,6 +229,14 @@ HS_INLINE void hs_flow_close(struct hs_segwork *w, struct hs_flow *f)
 	f->fl |= HS_FL_CLOSED;
 }
 
+/* A flow that is there and not closed: a SYN on any other is taken as on no
+ * flow (hs_seg_begin()), so the caller asks the stack for it
+ * (hs_segwork.conn_open). */
+HS_INLINE int hs_flow_live(const struct hs_flow *f)
+{
+	return f && !(f->fl & HS_FL_CLOSED);
+}
+
 /*
  * The segment checked line by line from its first byte, as a connection
  * without state is (its first bytes taken for a line's start), and passed
@@ -507,7 +515,7 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 		/* The data of a SYN (TCP Fast Open) starts after it. A closed
 		 * flow is no connection to it (the caller asked the stack). */
 		w->seq = seq + 1;
-		if (f && (f->fl & HS_FL_CLOSED))
+		if (!hs_flow_live(f))
 			f = NULL;
 		if (!f && w->conn_open) {
 			/* A connection hdrstrip holds no state for (older than

@@ -106,7 +106,7 @@ void sd_segment(struct sd_table *tab, const struct sd_cfg *cfg, const struct hs_
 
 	memset(res, 0, sizeof(*res));
 	hs_seg_init(w, seq, len, win, flags, HS_DIR_REQUEST);
-	if ((!f || (f->fl & HS_FL_CLOSED)) && (flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
+	if (!hs_flow_live(f) && (flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		w->conn_open = (__u8)tab->conn_open;
 	r = hs_seg_begin(w, f, cfg->untracked);
 	if (r == HS_SEG_CREATE) {

@@ -211,7 +211,7 @@ int th_live_flows(struct th *h)
 	while (!bpf_map_get_next_key(h->flows_fd, first ? NULL : &k, &next)) {
 		first = 0;
 		k = next;
-		if (!bpf_map_lookup_elem(h->flows_fd, &k, &f) && !(f.fl & HS_FL_CLOSED))
+		if (!bpf_map_lookup_elem(h->flows_fd, &k, &f) && hs_flow_live(&f))
 			n++;
 	}
 	return n;
