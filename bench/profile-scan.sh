@@ -13,9 +13,9 @@ bench=$1 jit=$2 obj=$3 empty=$4 floor=$5 corpus=$6 lists=$7 func=${8:-scan_cb_xd
 command -v perf >/dev/null || { echo "profile-scan: perf is missing (make deps)" >&2; exit 1; }
 work=$(mktemp -d)
 pid=
-# (The benchmark has usually ended by then: a kill that finds no process is
-# no failure.)
-trap '{ [ -z "$pid" ] || kill "$pid" 2>/dev/null || true; }; rm -rf "$work"' EXIT
+# The benchmark has usually ended by then: a kill that finds no process is
+# no failure (under set -e it would be the script's exit status).
+trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$work"' EXIT
 "$bench" --obj "$obj" --empty "$empty" --floor "$floor" --corpus "$corpus" --lists "$lists" \
 	--what dataplane --runs 3 >"$work/bench.out" 2>&1 &
 pid=$!
