@@ -27,7 +27,11 @@ CFLAGS ?= -O2 -g
 HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Iuser -I$(OUTPUT) \
 	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 $(WARN) \
-	-Wno-unused-function -Iinclude -I/usr/include/$(MULTIARCH)
+	-Wno-unused-function -Iinclude -I/usr/include/$(MULTIARCH) $(BPF_DEFS)
+# Benchmarks only: BPF_DEFS=-DHS_BENCH_FLOOR_SCAN with its own OUTPUT builds
+# a CLI whose datapath scans nothing (BENCHMARKS.md, "the path around the
+# scan"); empty for every real build.
+BPF_DEFS ?=
 
 LIBS := -lbpf -lxdp -lelf -lz
 # The CLI itself links them statically (libxdp before the libbpf it uses):

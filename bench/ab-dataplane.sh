@@ -14,7 +14,9 @@
 #
 # make bench-dataplane-ab AB_OLD=REV builds OLD from git revision REV (in a
 # temporary worktree) and NEW from the working tree. Knobs: ROUNDS (5),
-# RUNS (3 runs per object and round), REPEAT (50000).
+# RUNS (3 runs per object and round), REPEAT (50000), NEW_ARGS (more
+# bench_dataplane arguments for NEW only: make bench-dataplane-bound passes
+# "--bound 1" with the lower-bound build as NEW).
 set -euo pipefail
 
 [ $# -eq 6 ] || {
@@ -22,7 +24,7 @@ set -euo pipefail
 	exit 2
 }
 bin=$1 old=$2 new=$3 empty=$4 floor=$5 corpus=$6
-ROUNDS=${ROUNDS:-5} RUNS=${RUNS:-3} REPEAT=${REPEAT:-50000}
+ROUNDS=${ROUNDS:-5} RUNS=${RUNS:-3} REPEAT=${REPEAT:-50000} NEW_ARGS=${NEW_ARGS:-}
 out=$(mktemp)
 trap 'rm -f "$out" "$out.bench"' EXIT
 
@@ -41,10 +43,13 @@ echo "A/B: old $old, new $new; $ROUNDS rounds, $RUNS runs of $REPEAT each; $(dat
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq "$ROUNDS"); do
 	for which in old new; do
-		obj=$old
-		[ "$which" = new ] && obj=$new
+		obj=$old extra=()
+		if [ "$which" = new ]; then
+			obj=$new
+			read -r -a extra <<<"$NEW_ARGS"
+		fi
 		"$bin" --obj "$obj" --empty "$empty" --floor "$floor" --corpus "$corpus" \
-			--what dataplane --runs "$RUNS" --repeat "$REPEAT" |
+			--what dataplane --runs "$RUNS" --repeat "$REPEAT" "${extra[@]}" |
 			awk -v w="$which" -v r="$r" '
 				# The first table is method A (hdrstrip / floor in
 				# column 6), the second method B (established /

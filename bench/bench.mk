@@ -5,12 +5,14 @@
 #   make bench-seed              per request: the seed's approach and its successors, in C
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
 #   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
+#   make bench-dataplane-bound   that, for the datapath with no scanner beside the real one
 #   make bench-responses         a typical response beside the typical request (root)
 #   make bench-profile           where the scan callback's time goes, by source line (root, perf)
 #   make bench-scaling           cost against header-block and list size, plotted (root)
 #   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-scaling bench-events bench-responses bench-e2e \
+#   make bench-e2e-bound         that, with a datapath that scans nothing (a lower bound)
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound FORCE \
 	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
@@ -62,6 +64,19 @@ $(BENCH_OUT)/%.bpf.o: bench/bpf/%.bpf.c | $(BENCH_OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The datapath with the floor's loop in place of its scanner (hdrstrip.bpf.c,
+# HS_BENCH_FLOOR_SCAN): what the path around the scan costs on its own.
+BENCH_FLOORSCAN_OBJ := $(BENCH_OUT)/hdrstrip_floorscan.bpf.o
+
+$(BENCH_FLOORSCAN_OBJ): bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -c $< -o $@
+
+# The same without the TCP checksum's check (normalize.h, HS_BENCH_NO_TCP_CSUM).
+$(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o: bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -DHS_BENCH_NO_TCP_CSUM -c $< -o $@
+
 BENCH_DATAPLANE := $(BENCH_OUT)/bench_dataplane
 BENCH_HARNESS_SRCS := tests/pkt/harness.c tests/pkt/builder.c
 
@@ -87,6 +102,18 @@ bench-responses: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FI
 # and every match an event (BENCHMARKS.md, "Match events").
 bench-events: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES)
 	$(Q)$(BENCH_DATAPLANE) $(BENCH_DP_ARGS) --what events $(BENCH_ARGS) || [ $$? -eq 77 ]
+
+# The path around the scan on its own, beside the real datapath: the builds
+# with the floor's loop in place of the scanner, with and without the TCP
+# checksum's check, as NEW against the working tree's object as OLD
+# (BENCHMARKS.md, "What no scanner can take away").
+bench-dataplane-bound: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_FLOORSCAN_OBJ) \
+		$(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o
+	$(Q)for o in $(BENCH_FLOORSCAN_OBJ) $(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o; do \
+		NEW_ARGS="--bound 1" bench/ab-dataplane.sh $(BENCH_DATAPLANE) $(BPF_OBJ) "$$o" \
+			$(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o $(CORPUS) || \
+			{ rc=$$?; [ $$rc -eq 77 ] && exit 0; exit $$rc; }; \
+	done
 
 # Two builds of the datapath side by side: AB_OLD (a git revision, built in
 # a temporary worktree) against the working tree's object.
@@ -115,6 +142,16 @@ bench-scaling: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILE
 # Real traffic in network namespaces (tests/e2e/lib.sh's topology): root.
 bench-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(BENCH_LIST_FILES)
 	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
+		bench/bench-e2e.sh
+
+# The same with the lower-bound build's CLI (the floor's loop in place of the
+# scanner: what the path around the scan costs in real traffic).
+BOUND_OUT := $(OUTPUT)/bound
+$(BOUND_OUT)/hdrstrip: FORCE
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(BOUND_OUT) BPF_DEFS=-DHS_BENCH_FLOOR_SCAN $@
+
+bench-e2e-bound: $(BOUND_OUT)/hdrstrip $(BENCH_LIST_FILES)
+	$(Q)BOUND=1 HDRSTRIP=$(abspath $(BOUND_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
 		bench/bench-e2e.sh
 
 BENCH_SEED := $(BENCH_OUT)/bench_seed
