@@ -446,6 +446,19 @@ HS_INLINE __u32 hs_scan_steady(const struct hs_scan *s)
  */
 HS_INLINE void hs_stream_canon(struct hs_stream *st, __u32 col)
 {
+	/* A name's walk means something only inside the name, the filler's
+	 * length only in a masked line: elsewhere they are whatever the way
+	 * there left (a line end byte by byte, or the next line settled at
+	 * once: scan_fast.h), and are cleared so that the same bytes give the
+	 * same state. */
+	if (st->phase != HS_PH_NAME) {
+		st->tstate = 0;
+		st->saved = 0;
+		st->fcand = 0;
+		st->name_col = 0;
+	}
+	if (st->phase != HS_PH_MASK)
+		st->name_fill = 0;
 	switch (st->phase) {
 	case HS_PH_REQ_LEAD:
 	case HS_PH_REQ_REST:
@@ -456,25 +469,18 @@ HS_INLINE void hs_stream_canon(struct hs_stream *st, __u32 col)
 	case HS_PH_CHUNK_LF:
 	case HS_PH_CHUNK_END:
 		st->col = 0;
-		st->name_col = 0;
-		st->tstate = 0;
-		st->saved = 0;
-		st->fcand = 0;
-		st->name_fill = 0;
 		if (st->phase != HS_PH_BODY)
 			st->vstate = 0;
 		return;
 	case HS_PH_SKIP:
 		/* The rest of a kept line: columns mean nothing. */
 		st->col = 0;
-		st->name_col = 0;
 		return;
 	case HS_PH_MASK:
 		/* Past the filler name, a masked line is 'x' bytes to its end,
 		 * whatever the column. */
 		if (!(st->flags & (HS_SF_FILL_X | HS_SF_KEEP_WS)) && col >= st->name_fill + 2u) {
 			st->col = HS_COL_CLAMP;
-			st->name_col = 0;
 			return;
 		}
 		break;
@@ -624,6 +630,10 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_SKIP:
 		if (hs_is_eol(b)) {
+			/* At a kept or masked line's end (a masked line's end
+			 * comes here from MASK, with HS_SF_PREV_MASKED set:
+			 * the line before a continuation line), the next
+			 * line's first bytes may settle it (scan_fast.h). */
 			if (hs_skip_next_line(s, t, p, data_end, b, pos)) {
 				/* ... and on through that line's value or name. */
 				pos = s->pos;
@@ -636,13 +646,19 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 					hs_step_name_run(s, t, hs_load64(p), pos);
 				return HS_STEP_MORE;
 			}
-			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else {
 			s->pos = hs_off(pos + 1);
 		}
 		return HS_STEP_MORE;
 	case HS_PH_MASK:
+		if (hs_is_eol(b) && !hs_removes(s)) {
+			/* The line end of a masked line is a kept line's:
+			 * the next step takes it in SKIP. */
+			s->st.flags |= HS_SF_PREV_MASKED;
+			s->st.phase = HS_PH_SKIP;
+			return HS_STEP_MORE;
+		}
 		if (hs_is_eol(b)) {
 			hs_end_line(s, b, pos);
 			s->st.flags |= HS_SF_PREV_MASKED;

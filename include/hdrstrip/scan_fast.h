@@ -171,7 +171,8 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
 }
 
 /*
- * The fast lane for kept lines: at the line end of a kept field, when the
+ * The fast lane for kept lines: at the line end of a kept field (or of a
+ * masked one, whose line end scan.h takes in SKIP), when the
  * next line's first few bytes already settle it as another kept field (no
  * listed name and no framing name starts so), go straight to skipping that
  * line; when they are plain name bytes that may still match, go on in NAME

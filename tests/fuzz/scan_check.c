@@ -66,7 +66,10 @@ static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 #define SC_HDR 54
 #define SC_MAX_HITS 4096
 #define SC_MAX_LINES (SC_MAX_STREAM + 1)
-#define SC_MAX_PREMASK 4096
+/* One a segment end at most: the byte-by-byte run ends a segment at every
+ * byte (a smaller table left the names it rewrote ahead past the 4,096th
+ * unrecorded, and the oracle blamed the scanner for them). */
+#define SC_MAX_PREMASK SC_MAX_STREAM
 
 /* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
  * line from its first byte. RUN_RM_*: proxy mode's remove mode, each
