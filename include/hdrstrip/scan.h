@@ -706,10 +706,21 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return HS_STEP_MORE;
 	case HS_PH_NAME:
 		if (!(s->st.flags & HS_SF_IN_JUNK) && pos + 8 <= s->end && p + 8 <= data_end &&
-		    hs_step_name_run(s, t, hs_load64(p), pos))
-			return HS_STEP_MORE;
-		if (b == ':')
+		    hs_step_name_run(s, t, hs_load64(p), pos)) {
+			/* A run that stopped at its name's colon: the verdict
+			 * in this step too, as the next one would give it. */
+			pos = s->pos;
+			if (s->st.phase != HS_PH_NAME || pos >= s->end || pos >= HS_MAX_BUF)
+				return HS_STEP_MORE;
+			p = data + pos;
+			if (p + 1 > data_end || *p != ':')
+				return HS_STEP_MORE;
+			goto colon;
+		}
+		if (b == ':') {
+colon:
 			return hs_decide(s, t, pos);
+		}
 		if (hs_is_eol(b))
 			return hs_decide_bare(s, t, b, pos);
 		if (hs_is_blank(b)) {

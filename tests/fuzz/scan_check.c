@@ -360,9 +360,13 @@ static void run_stream(const struct sc_input *in, int kind, struct sc_run *r, st
 			for (__u32 p = pos0; p < s.pos && p < hdr + n; p++)
 				r->cls[off + p - hdr] = sc_phase_class(ph0);
 			if (rc == HS_STEP_MATCH) {
+				/* At the name's colon (or line end), which the
+				 * step that reports it need not have started
+				 * at (a name's run goes on to its verdict). */
 				if (r->n_hits < SC_MAX_HITS)
-					r->hits[r->n_hits++] =
-						(struct sc_hit){ off + pos0 - hdr, s.rule };
+					r->hits[r->n_hits++] = (struct sc_hit){
+						off + (__u32)(s.name_off + s.name_len) - hdr, s.rule
+					};
 				done = s.st.phase == HS_PH_DROPPED;
 			} else if (rc == HS_STEP_DONE) {
 				done = 1;
@@ -986,9 +990,11 @@ static int rm_msg(const struct sc_input *in, int kind, struct sc_run *r, struct 
 			m->tracked[m->ps[p]] = rem0;
 		}
 		if (rc == HS_STEP_MATCH) {
+			__u32 at = (__u32)(s.name_off + s.name_len); /* as above */
+
 			if (r->n_hits < SC_MAX_HITS)
 				r->hits[r->n_hits++] =
-					(struct sc_hit){ pos0 < n ? m->ps[pos0] : m->ps[n - 1] + 1,
+					(struct sc_hit){ at < n ? m->ps[at] : m->ps[n - 1] + 1,
 							 s.rule };
 			done = s.st.phase == HS_PH_DROPPED;
 		} else if (rc == HS_STEP_REMOVE) {

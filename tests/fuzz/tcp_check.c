@@ -633,8 +633,10 @@ static void scan_cut(struct tc_run *r, const uint8_t *src, size_t n, const uint3
 				o->req[off + p - TC_HDR] |= sc_phase_class(ph0) == CL_REQ;
 			}
 			if (rc == HS_STEP_MATCH) {
+				/* At the name's colon or line end (scan_check.c). */
 				if (o->n_hits < TC_MAX_HITS)
-					o->hits[o->n_hits++] = (uint32_t)(off + pos0 - TC_HDR);
+					o->hits[o->n_hits++] =
+						(uint32_t)(off + s.name_off + s.name_len - TC_HDR);
 				done = s.st.phase == HS_PH_DROPPED;
 			} else if (rc != HS_STEP_MORE) {
 				done = 1;
