@@ -10,7 +10,10 @@
 #                      worker CPU per request; the sk_msg and sk_skb
 #                      programs' ns per response / received request
 # Knobs: DURATION (s per wrk run), ROUNDS, CONNS, SENDS (see bench/bench-proxy.sh).
-.PHONY: bench-proxy bench-proxy-responses
+#   make bench-proxy-bound   make bench-proxy with the lower-bound build's CLI
+#                      (its sk_msg program reads the bytes with the floor's
+#                      loop instead of scanning them: BENCHMARKS.md)
+.PHONY: bench-proxy bench-proxy-responses bench-proxy-bound
 
 BENCH_SENDLOOP := $(BENCH_OUT)/proxy_sendloop
 BENCH_PROXY_FLOOR := $(BENCH_OUT)/proxy_floor.bpf.o
@@ -25,6 +28,10 @@ $(BENCH_PROXY_FLOOR): bench/bpf/proxy_floor.bpf.c | $(BENCH_OUT)
 
 bench-proxy: $(OUTPUT)/hdrstrip $(PROXY_OBJ) $(BENCH_SENDLOOP) $(BENCH_PROXY_FLOOR)
 	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) SENDLOOP=$(abspath $(BENCH_SENDLOOP)) \
+		FLOOR_OBJ=$(abspath $(BENCH_PROXY_FLOOR)) bench/bench-proxy.sh
+
+bench-proxy-bound: $(BOUND_OUT)/hdrstrip $(BENCH_SENDLOOP) $(BENCH_PROXY_FLOOR)
+	$(Q)BOUND=1 HDRSTRIP=$(abspath $(BOUND_OUT)/hdrstrip) SENDLOOP=$(abspath $(BENCH_SENDLOOP)) \
 		FLOOR_OBJ=$(abspath $(BENCH_PROXY_FLOOR)) bench/bench-proxy.sh
 
 bench-proxy-responses: $(OUTPUT)/hdrstrip $(PROXY_OBJ)

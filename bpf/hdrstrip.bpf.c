@@ -17,6 +17,7 @@
 #include "normalize.h"
 #include "parse.h"
 #include "scan_loop.h"
+#include "floor_scan.h" /* after scan_loop.h: benchmarks only */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -118,48 +119,22 @@ static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
 
 #ifdef HS_BENCH_FLOOR_SCAN
 /*
- * A benchmark's lower bound, never attached (bench/bench.mk builds it as
- * build/bench/hdrstrip_floorscan.bpf.o): every piece is "scanned" by the
- * floor program's loop (bench/bpf/floor.bpf.c: its line ends counted a
- * word at a time) and left a kept line's rest, so a flow stays in the
- * cheapest state it has. Everything around the scan (parsing, the
- * normaliser, the checksum check, the flow) runs as in the real program:
- * what it costs is what no scanner, however fast, can take away.
+ * A benchmark's lower bound (floor_scan.h; bench/bench.mk builds it as
+ * build/bench/hdrstrip_floorscan.bpf.o): every piece is read by the floor
+ * program's loop and left a kept line's rest. Everything around the scan
+ * (parsing, the normaliser, the checksum check, the flow) runs as in the
+ * real program: what it costs is what no scanner, however fast, can take
+ * away.
  */
-__u64 floor_scan_lines;
-
 static __always_inline void floor_scan(void *ctx, struct scratch *sc, const int xdp)
 {
-	__u8 *data = ctx_data(ctx, xdp), *data_end = ctx_data_end(ctx, xdp);
 	/* Packet offsets the verifier can bound with 4 KiB added (the
 	 * benchmark's frames are shorter). */
 	__u32 start = sc->p_start & 0x7fff, end = sc->p_end & 0x7fff;
-	__u32 len = end > start ? end - start : 0, words = len / 8;
-	__u8 *p = data + start;
-	__u64 n = 0, x;
-	int i;
 
-	for (i = 0; i < 512; i++) {
-		if ((__u32)i >= words || p + 8 > data_end)
-			break;
-		x = HS_LOAD(__u64, p) ^ (HS_ONES * '\n');
-		n += (((~(((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) >> 7) &
-		       HS_ONES) *
-		      HS_ONES) >>
-		     56;
-		p += 8;
-	}
-	for (i = 0; i < 7; i++) {
-		if ((__u32)i >= (len & 7) || p + 1 > data_end)
-			break;
-		n += *p == '\n';
-		p++;
-	}
-	floor_scan_lines += n;
-	sc->s.st.phase = HS_PH_SKIP;
-	sc->s.run_phase = HS_PH_SKIP;
-	sc->s.pos = sc->s.end;
-	sc->done = SCAN_DONE;
+	floor_lf_count((__u8 *)ctx_data(ctx, xdp) + start, ctx_data_end(ctx, xdp),
+		       end > start ? end - start : 0);
+	floor_scan_done(&sc->s, &sc->done);
 }
 #endif
 
