@@ -177,8 +177,8 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
  * listed name and no framing name starts so), go straight to skipping that
  * line; when they are plain name bytes that may still match, go on in NAME
  * after them. It is what hs_end_line(), hs_step_line_start() and the NAME
- * steps would do, in one step instead of four or more; in remove mode, the
- * line's start marked as hs_step_line_start() marks it.
+ * steps would do, in one step instead of four or more. Not in remove mode,
+ * which marks each line's start.
  */
 HS_INLINE int hs_name_byte_plain(__u8 b)
 {
@@ -194,6 +194,8 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
 	__u8 *q;
 
+	if (hs_removes(s))
+		return 0;
 	if (pos + eol + HS_FAST_NAME_BYTES > s->end || p + 2 > data_end)
 		return 0;
 	if (b == '\r' && p[1] != '\n')
@@ -214,15 +216,6 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		fc = hs_framing_step(fc, nb, i);
 		if (ts == HS_TRIE_DEAD && !fc)
 			break;
-	}
-	if (hs_removes(s)) {
-		/* Remove mode marks each line's start, with the state there
-		 * (what the line end's steps would have left: hs_end_line(),
-		 * the LF), for a line held back at the buffer's end. */
-		s->line_snap = s->st;
-		s->line_snap.phase = HS_PH_LINE_START;
-		s->line_snap.flags = (s->st.flags & HS_SF_PREV_MASKED) | HS_SF_PREV_LF;
-		s->line_start = hs_off(pos + eol);
 	}
 	s->seen++;
 	s->st.flags = HS_SF_PREV_LF;
