@@ -51,6 +51,9 @@ STATS_WAS=
 
 bench_cleanup() {
 	local rc=$?
+	# Under errexit, the (exit "$rc") below would end the trap there, on
+	# a failure, before cleanup() removed anything.
+	set +e
 	if [ -n "$STATS_WAS" ]; then
 		sysctl -qw kernel.bpf_stats_enabled="$STATS_WAS" ||
 			echo "bench-e2e: cannot restore kernel.bpf_stats_enabled=$STATS_WAS" >&2
