@@ -60,7 +60,7 @@ $(BENCH_LIST_FILES) &: $(CORPUS)/internal-headers.txt bench/gen-lists.sh | $(BEN
 # The empty and floor programs the data-plane figures are set against.
 BENCH_BPF_OBJS := $(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o
 
-$(BENCH_OUT)/%.bpf.o: bench/bpf/%.bpf.c | $(BENCH_OUT)
+$(BENCH_OUT)/%.bpf.o: bench/bpf/%.bpf.c bench/bpf/floor_loop.h | $(BENCH_OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

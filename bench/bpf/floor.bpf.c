@@ -22,32 +22,17 @@
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
+#include "floor_loop.h"
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* 4 KiB of payload: more than any frame BPF_PROG_TEST_RUN takes linearly. */
-#define FLOOR_MAX_WORDS 512
-
-#define ONES 0x0101010101010101ULL
-#define LOW7 0x7f7f7f7f7f7f7f7fULL
-
 __u64 floor_lines;
-
-/* 1 in the low bit of every byte of @w that is '\n' (exact per byte). */
-static __always_inline __u64 lf_bytes(__u64 w)
-{
-	__u64 x = w ^ (ONES * '\n');
-
-	return (~(((x & LOW7) + LOW7) | x) >> 7) & ONES;
-}
 
 static __always_inline __u64 count_lf(void *data, void *data_end)
 {
 	struct ethhdr *eth = data;
 	struct iphdr *ip = (void *)(eth + 1);
 	struct tcphdr *th;
-	__u8 *p, *end = data_end;
-	__u64 n = 0;
-	int i;
 
 	if ((void *)(ip + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP) ||
 	    ip->protocol != IPPROTO_TCP)
@@ -55,21 +40,7 @@ static __always_inline __u64 count_lf(void *data, void *data_end)
 	th = (void *)ip + ip->ihl * 4;
 	if ((void *)(th + 1) > data_end)
 		return 0;
-	p = (__u8 *)th + th->doff * 4;
-	for (i = 0; i < FLOOR_MAX_WORDS; i++) {
-		if (p + 8 > end)
-			break;
-		/* Bytes summed by a multiply: each byte of lf_bytes() is 0 or 1. */
-		n += (lf_bytes(*(__u64 *)p) * ONES) >> 56;
-		p += 8;
-	}
-	for (i = 0; i < 7; i++) {
-		if (p + 1 > end)
-			break;
-		n += *p == '\n';
-		p++;
-	}
-	return n;
+	return floor_lf_words((__u8 *)th + th->doff * 4, data_end);
 }
 
 SEC("xdp")
