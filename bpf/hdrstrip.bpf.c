@@ -72,6 +72,7 @@ struct scratch {
 	__u32 s_win;
 	__u32 s_payload;
 	__u32 s_flags;
+	__u32 s_mss; /* the packet's pieces' length (its gso_size, or all of it) */
 	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
 	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
 	__u32 redrop; /* the segment retransmits one a drop rule dropped (flow.h) */
@@ -574,18 +575,29 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc, cons
 					     const int xdp)
 {
 	const struct pkt *pk;
-	__u32 len, mss = 0, off = 0, piece, k, end;
+	__u32 len, off, piece, k, end;
 
 	if (!sc || !t || !cfg || !cnt)
 		return HS_VERDICT_PASS;
 	pk = &sc->pk;
 	len = pk->payload_end - pk->payload_off;
+	sc->s_mss = 0;
 	if (!xdp && !(pk->tcp_flags & (HS_TCP_SYN | HS_TCP_RST)))
-		mss = ((struct __sk_buff *)ctx)->gso_size;
-	if (!mss || len <= mss)
-		mss = len;
+		sc->s_mss = ((struct __sk_buff *)ctx)->gso_size;
+	if (!sc->s_mss || len <= sc->s_mss)
+		sc->s_mss = len;
+	sc->s_payload = pk->payload_off;
+	sc->s_len = 0;
+	/* Only the piece's number lives across the call: the rest is read
+	 * from the scratch again (the stack's 512 bytes are shared by the
+	 * whole chain down to the scan's steps). */
 	for (k = 0; k < HS_MAX_GSO_PIECES; k++) {
-		piece = k == HS_MAX_GSO_PIECES - 1 || len - off <= mss ? len - off : mss;
+		len = pk->payload_end - pk->payload_off;
+		off = sc->s_payload + sc->s_len - pk->payload_off;
+		if (off >= len && k)
+			break;
+		piece = k == HS_MAX_GSO_PIECES - 1 || len - off <= sc->s_mss ? len - off
+									     : sc->s_mss;
 		sc->s_seq = pk->seq + off;
 		sc->s_len = piece;
 		sc->s_payload = pk->payload_off + off;
@@ -598,9 +610,6 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc, cons
 		if ((xdp ? one_segment_xdp(ctx, sc, t, cfg, cnt)
 			 : one_segment_tc(ctx, sc, t, cfg, cnt)) == HS_VERDICT_DROP)
 			return HS_VERDICT_DROP;
-		off += piece;
-		if (off >= len)
-			break;
 	}
 	return HS_VERDICT_PASS;
 }

@@ -663,11 +663,18 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			hs_end_line(s, b, pos);
 			s->st.flags |= HS_SF_PREV_MASKED;
 			if (hs_removes(s)) {
-				/* The line with its line end; an LF after a CR
-				 * is reported on its own when it comes. */
-				if (b == '\r')
+				/* The line with its line end: a CRLF at once;
+				 * an LF after a CR at the buffer's end is
+				 * reported on its own when it comes. */
+				if (b == '\r' && pos + 2 <= s->end && p + 2 <= data_end &&
+				    p[1] == '\n') {
+					s->st.phase = HS_PH_LINE_START;
+					s->st.flags |= HS_SF_PREV_LF;
+					s->pos = hs_off(pos + 2);
+				} else if (b == '\r') {
 					s->st.flags |= HS_SF_RM_CR;
-				s->rm_end = hs_off(pos + 1);
+				}
+				s->rm_end = s->pos;
 				return HS_STEP_REMOVE;
 			}
 		} else if (hs_removes(s)) {

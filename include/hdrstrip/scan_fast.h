@@ -68,9 +68,11 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
 	if (!k)
 		return 0;
-	if (k == 8 && (s->st.phase == HS_PH_SKIP || target)) {
-		/* A long value or target: a few more words in this step, two
-		 * a bound check (the check was the search's costliest line). */
+	if (k == 8 &&
+	    (s->st.phase == HS_PH_SKIP || target || (s->st.phase == HS_PH_MASK && hs_removes(s)))) {
+		/* A long value or target (or a line being removed, which
+		 * nothing rewrites): a few more words in this step, two a
+		 * bound check (the check was the search's costliest line). */
 		int i;
 
 		for (i = 0; i < (HS_SKIP_WORDS - 1) / 2; i++) {
@@ -177,8 +179,8 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
  * listed name and no framing name starts so), go straight to skipping that
  * line; when they are plain name bytes that may still match, go on in NAME
  * after them. It is what hs_end_line(), hs_step_line_start() and the NAME
- * steps would do, in one step instead of four or more. Not in remove mode,
- * which marks each line's start.
+ * steps would do, in one step instead of four or more; in remove mode, the
+ * line's start marked as hs_step_line_start() marks it.
  */
 HS_INLINE int hs_name_byte_plain(__u8 b)
 {
@@ -194,8 +196,6 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 	__u8 fc = HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, nb;
 	__u8 *q;
 
-	if (hs_removes(s))
-		return 0;
 	if (pos + eol + HS_FAST_NAME_BYTES > s->end || p + 2 > data_end)
 		return 0;
 	if (b == '\r' && p[1] != '\n')
@@ -217,6 +217,11 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		if (ts == HS_TRIE_DEAD && !fc)
 			break;
 	}
+	/* Remove mode marks the line's start, with the state the line end's
+	 * steps would have left there (hs_end_line(), the LF), for a line
+	 * held back at the buffer's end. */
+	if (hs_removes(s))
+		hs_mark_line(s, pos + eol, (s->st.flags & HS_SF_PREV_MASKED) | HS_SF_PREV_LF);
 	s->seen++;
 	s->st.flags = HS_SF_PREV_LF;
 	s->st.req &= ~HS_RQ_PREV_FRAMING;

@@ -16,15 +16,31 @@
 #error "include <hdrstrip/scan.h>, which includes scan_fields.h in its place"
 #endif
 
+/*
+ * Remove mode: the line that starts at @pos may be held back at the buffer's
+ * end and scanned again, from the state it starts in (struct hs_scan's
+ * line_start, line_snap): the scan's own, at a line's start with @flags. A
+ * call on BPF: it keeps the 48-byte copy out of the frames of the steps
+ * that call it (the stack's 512 bytes are shared by the whole call chain).
+ */
+HS_SUBPROG int hs_mark_line(struct hs_scan *s, __u32 pos, __u16 flags)
+{
+	if (!s)
+		return 0;
+	s->line_snap = s->st;
+	s->line_snap.phase = HS_PH_LINE_START;
+	s->line_snap.flags = flags;
+	s->line_start = hs_off(pos);
+	return 0;
+}
+
 /* A line's first byte. */
 HS_INLINE int hs_step_line_start(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
 	__u16 keep = s->st.flags & (HS_SF_PREV_LF | HS_SF_PREV_MASKED);
 
-	if (hs_removes(s)) {
-		s->line_snap = s->st;
-		s->line_start = hs_off(pos);
-	}
+	if (hs_removes(s))
+		hs_mark_line(s, pos, s->st.flags);
 
 	if (b == '\n') {
 		/* An empty line: the end of the block if the line end before it
