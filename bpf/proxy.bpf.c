@@ -81,6 +81,12 @@ struct pscratch {
 	__u32 done; /* SCAN_DONE, SCAN_RM_FULL (scan_loop.h) */
 	struct hs_flow_key key; /* the connection: the proxy's socket, its upstream */
 	struct hs_event ev; /* the template of this send's events */
+	/* The window's compaction (compact_cb): the kept bytes [cp_src,
+	 * cp_stop) go to cp_dst; cp_i is the range they follow. */
+	__u32 cp_src;
+	__u32 cp_dst;
+	__u32 cp_stop;
+	__u32 cp_i;
 };
 
 struct {
@@ -122,6 +128,98 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 
 	return scan_steps(c, &sc->s, &sc->done, &sc->rm, (void *)(long)msg->data,
 			  (void *)(long)msg->data_end);
+}
+
+/*
+ * Taking the removal ranges out of the window [0, n) the run pulled into one
+ * piece: the kept bytes after each range move down over it, eight at a time
+ * (forward, so a move onto bytes still to be read reads them first), and
+ * the window's last bytes, spare then, go in one pop at its end. A pop in
+ * the middle of the message would split its piece in two, and TCP would
+ * send each piece as a segment of its own; putting them back in one piece
+ * costs a page and a copy of the whole window.
+ */
+#define CP_WORDS 4 /* words a call moves, at most */
+
+struct compact_arg {
+	struct sk_msg_md *msg;
+	struct pscratch *sc;
+	__u32 n; /* the window's end */
+	__u32 bad; /* a move out of the window's bounds: nothing can be sent */
+};
+
+static long compact_cb(__u32 i __attribute__((unused)), void *arg)
+{
+	struct compact_arg *c = arg;
+	struct pscratch *sc = c->sc;
+	__u8 *data = (void *)(long)c->msg->data, *end = (void *)(long)c->msg->data_end;
+	__u32 src = sc->cp_src, dst = sc->cp_dst, stop = sc->cp_stop, k, w;
+
+	if (src >= stop) {
+		/* The next range's kept bytes, up to the range after it. */
+		k = sc->cp_i + 1;
+		if (k >= sc->rm.n || k >= HS_MAX_RM)
+			return 1;
+		sc->cp_i = k;
+		sc->cp_src = sc->rm.off[k] + sc->rm.len[k];
+		sc->cp_stop = k + 1 < sc->rm.n ? sc->rm.off[(k + 1) & (HS_MAX_RM - 1)] : c->n;
+		return 0;
+	}
+	for (w = 0; w < CP_WORDS && src < stop; w++) {
+		__u8 *from, *to;
+		__u64 v;
+
+		/* (Offsets the verifier sees below 64 KiB with a word added.) */
+		if (src > HS_MAX_BUF || dst > HS_MAX_BUF)
+			goto bad;
+		from = data + src;
+		to = data + dst;
+
+		if (stop - src >= 8) {
+			if (from + 8 > end)
+				goto bad;
+			v = hs_load64(from);
+			if (to + 8 > end)
+				goto bad;
+			hs_store64(to, v);
+			src += 8;
+			dst += 8;
+		} else {
+			if (from + 1 > end)
+				goto bad;
+			v = *from;
+			if (to + 1 > end)
+				goto bad;
+			*to = (__u8)v;
+			src++;
+			dst++;
+		}
+	}
+	sc->cp_src = src;
+	sc->cp_dst = dst;
+	return 0;
+bad:
+	c->bad = 1;
+	return 1;
+}
+
+/* The ranges in sc->rm out of the window [0, @n): 0, or -1 when it cannot
+ * be done (the message must not go). */
+static __always_inline int compact(struct sk_msg_md *msg, struct pscratch *sc, __u32 n,
+				   __u32 removed)
+{
+	struct compact_arg c = { .msg = msg, .sc = sc, .n = n };
+
+	sc->cp_i = 0;
+	sc->cp_dst = sc->rm.off[0];
+	sc->cp_src = sc->rm.off[0] + sc->rm.len[0];
+	sc->cp_stop = sc->rm.n > 1 ? sc->rm.off[1] : n;
+	/* Calls: a segment takes one to start and up to 2 more than its
+	 * words need (its last bytes one at a time). */
+	bpf_loop(n / 8 + 4 * HS_MAX_RM + 8, compact_cb, &c, 0);
+	if (c.bad || sc->cp_i + 1 < sc->rm.n || sc->cp_src < sc->cp_stop)
+		return -1;
+	return bpf_msg_pop_data(msg, n - removed, removed, 0) ? -1 : 0;
 }
 
 /* The fields of the kernel's struct tcp_sock read here (CO-RE: libbpf finds
@@ -418,16 +516,15 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	if (!sc->done)
 		return give_up(msg, ss, sc, cfg, cnt);
 
-	/* Take the lines out, last first: earlier offsets stay valid. */
-	for (i = HS_MAX_RM - 1; i >= 0; i--) {
+	for (i = 0; i < HS_MAX_RM; i++) {
 		if ((__u32)i >= sc->rm.n)
-			continue;
-		if (bpf_msg_pop_data(msg, sc->rm.off[i], sc->rm.len[i], 0)) {
-			/* Never send what should have gone. */
-			cnt->scan_incomplete++;
-			return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
-		}
+			break;
 		removed += sc->rm.len[i];
+	}
+	if (removed && compact(msg, sc, n, removed)) {
+		/* Never send what should have gone. */
+		cnt->scan_incomplete++;
+		return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 	}
 	/* Lines of a stream checked line by line are masked in place
 	 * instead (hs_removes()). */
@@ -439,16 +536,6 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		cnt->headers_masked += sc->s.masked - sc->s.removed;
 	}
 	cnt->removed_bytes += removed;
-	/*
-	 * Each pop splits the message's scatterlist, and TCP sends each piece
-	 * as a segment of its own: put what is left back in one piece (a copy
-	 * of the scanned window), or both ends pay for two more segments a
-	 * request.
-	 * If that fails the pieces still go out right, only in more segments.
-	 */
-	if (removed)
-		bpf_msg_pull_data(msg, 0, n - removed, 0);
-
 	/*
 	 * The message keeps the apply and cork counts of earlier runs (a corked
 	 * message is the same object), so both are set on every run: a stale
