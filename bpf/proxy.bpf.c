@@ -82,7 +82,8 @@ struct pscratch {
 	struct hs_flow_key key; /* the connection: the proxy's socket, its upstream */
 	struct hs_event ev; /* the template of this send's events */
 	/* The window's compaction (compact_cb): the kept bytes [cp_src,
-	 * cp_stop) go to cp_dst; cp_i is the range they follow. */
+	 * cp_stop) go to cp_dst; cp_i is the range they follow (-1 before
+	 * the first). */
 	__u32 cp_src;
 	__u32 cp_dst;
 	__u32 cp_stop;
@@ -156,12 +157,13 @@ static long compact_cb(__u32 i __attribute__((unused)), void *arg)
 	__u32 src = sc->cp_src, dst = sc->cp_dst, stop = sc->cp_stop, k, w;
 
 	if (src >= stop) {
-		/* The next range's kept bytes, up to the range after it. */
+		/* The next range's kept bytes, up to the range after it (the
+		 * first call starts the first range's). */
 		k = sc->cp_i + 1;
 		if (k >= sc->rm.n || k >= HS_MAX_RM)
 			return 1;
 		sc->cp_i = k;
-		sc->cp_src = sc->rm.off[k] + sc->rm.len[k];
+		sc->cp_src = sc->rm.off[k & (HS_MAX_RM - 1)] + sc->rm.len[k & (HS_MAX_RM - 1)];
 		sc->cp_stop = k + 1 < sc->rm.n ? sc->rm.off[(k + 1) & (HS_MAX_RM - 1)] : c->n;
 		return 0;
 	}
@@ -174,7 +176,6 @@ static long compact_cb(__u32 i __attribute__((unused)), void *arg)
 			goto bad;
 		from = data + src;
 		to = data + dst;
-
 		if (stop - src >= 8) {
 			if (from + 8 > end)
 				goto bad;
@@ -210,10 +211,10 @@ static __always_inline int compact(struct sk_msg_md *msg, struct pscratch *sc, _
 {
 	struct compact_arg c = { .msg = msg, .sc = sc, .n = n };
 
-	sc->cp_i = 0;
+	sc->cp_i = -1;
 	sc->cp_dst = sc->rm.off[0];
-	sc->cp_src = sc->rm.off[0] + sc->rm.len[0];
-	sc->cp_stop = sc->rm.n > 1 ? sc->rm.off[1] : n;
+	sc->cp_src = 0;
+	sc->cp_stop = 0;
 	/* Calls: a segment takes one to start and up to 2 more than its
 	 * words need (its last bytes one at a time). */
 	bpf_loop(n / 8 + 4 * HS_MAX_RM + 8, compact_cb, &c, 0);
