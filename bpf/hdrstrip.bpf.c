@@ -5,9 +5,11 @@
  * One datapath, two entry points (XDP and TC clsact, ingress or egress).
  */
 #include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 
 #include <hdrstrip/flow.h>
+#include <hdrstrip/hooks.h>
 #include <hdrstrip/maps.h>
 #include <hdrstrip/scan.h>
 
@@ -679,13 +681,18 @@ __attribute__((noinline)) int normalize_tc(struct __sk_buff *ctx, struct scratch
 	return normalize(ctx, sc, cfg, cnt, CTX_SKB);
 }
 
+/* How the device frames packets (HS_L2_*, parse.h): the loader reads the
+ * device's type before it loads the program. */
+const volatile __u8 link_type = HS_L2_ETHER;
+
 /* The packet's layers into sc->pk (parse.h); @big: see parse_ipv4(). */
-static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const int xdp)
+static __always_inline int parse(void *ctx, struct scratch *sc, const struct hs_config *cfg,
+				 __u32 big, const int xdp)
 {
 	void *data = ctx_data(ctx, xdp), *end = ctx_data_end(ctx, xdp);
 
-	if (!sc)
-		return PARSE_OTHER;
+	if (!sc || !cfg)
+		return PARSE_TRUNC;
 	__builtin_memset(&sc->pk, 0, sizeof(sc->pk));
 	/* XDP in skb (generic) mode runs after GRO: the frame may be a BIG
 	 * TCP one, its length left to the frame. (A native frame of that
@@ -693,17 +700,20 @@ static __always_inline int parse(void *ctx, struct scratch *sc, __u32 big, const
 	 * harmless.) */
 	if (xdp)
 		big = end - data;
-	return parse_packet(data, end, &sc->pk, big);
+	return parse_packet(data, end, &sc->pk, ctx_len(ctx, xdp), big, cfg,
+			    link_type == HS_L2_NONE ? HS_L2_NONE : HS_L2_ETHER);
 }
 
-__attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc)
+__attribute__((noinline)) int parse_xdp(struct xdp_md *ctx, struct scratch *sc,
+					const struct hs_config *cfg)
 {
-	return parse(ctx, sc, 0, CTX_XDP);
+	return parse(ctx, sc, cfg, 0, CTX_XDP);
 }
 
-__attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc, __u32 big)
+__attribute__((noinline)) int parse_tc(struct __sk_buff *ctx, struct scratch *sc,
+				       const struct hs_config *cfg, __u32 big)
 {
-	return parse(ctx, sc, big, CTX_SKB);
+	return parse(ctx, sc, cfg, big, CTX_SKB);
 }
 
 /* Has the active list rules for responses? */
@@ -750,6 +760,193 @@ static __attribute__((noinline)) int packet_dir(struct scratch *sc, struct hs_co
 	return 0;
 }
 
+/*
+ * NAT (DNAT, REDIRECT, docker -p, NodePort) rewrites a connection's port
+ * after XDP and tc-ingress have seen its packets: conntrack knows where it
+ * goes (its reply tuple's source is the socket's own address and port).
+ * The lookup kfuncs (net/netfilter/nf_conntrack_bpf.c); the fields read,
+ * by name through CO-RE.
+ */
+struct bpf_ct_opts___hs {
+	__s32 netns_id;
+	__s32 error;
+	__u8 l4proto;
+	__u8 dir;
+	__u16 ct_zone_id;
+	__u8 ct_zone_dir;
+	__u8 reserved[3];
+};
+
+union nf_conntrack_man_proto___hs {
+	__be16 all;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_man___hs {
+	union nf_conntrack_man_proto___hs u;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple___hs {
+	struct nf_conntrack_man___hs src;
+} __attribute__((preserve_access_index));
+
+struct nf_conntrack_tuple_hash___hs {
+	struct nf_conntrack_tuple___hs tuple;
+} __attribute__((preserve_access_index));
+
+struct nf_conn___hs {
+	struct nf_conntrack_tuple_hash___hs tuplehash[2];
+} __attribute__((preserve_access_index));
+
+extern struct nf_conn___hs *bpf_xdp_ct_lookup(struct xdp_md *ctx, struct bpf_sock_tuple *t,
+					      __u32 t_len, struct bpf_ct_opts___hs *o,
+					      __u32 o_len) __ksym __weak;
+extern struct nf_conn___hs *bpf_skb_ct_lookup(struct __sk_buff *ctx, struct bpf_sock_tuple *t,
+					      __u32 t_len, struct bpf_ct_opts___hs *o,
+					      __u32 o_len) __ksym __weak;
+extern void bpf_ct_release(struct nf_conn___hs *ct) __ksym __weak;
+
+#define HS_CT_DIR_REPLY 1
+
+/* The port the segment's socket will see, as conntrack maps it (host
+ * order), or 0 when conntrack has no connection for it. */
+static __always_inline __u16 ct_dport(void *ctx, struct scratch *sc, const int xdp)
+{
+	struct bpf_ct_opts___hs o = { .netns_id = -1 /* BPF_F_CURRENT_NETNS */,
+				      .l4proto = IPPROTO_TCP };
+	struct bpf_sock_tuple tup = {};
+	struct nf_conn___hs *ct;
+	__u32 size;
+	__u16 port;
+
+	if (sc->pk.key.family == 4) {
+		tup.ipv4.saddr = sc->pk.key.saddr[0];
+		tup.ipv4.daddr = sc->pk.key.daddr[0];
+		tup.ipv4.sport = sc->pk.key.sport;
+		tup.ipv4.dport = sc->pk.key.dport;
+		size = sizeof(tup.ipv4);
+	} else {
+		__builtin_memcpy(tup.ipv6.saddr, sc->pk.key.saddr, 16);
+		__builtin_memcpy(tup.ipv6.daddr, sc->pk.key.daddr, 16);
+		tup.ipv6.sport = sc->pk.key.sport;
+		tup.ipv6.dport = sc->pk.key.dport;
+		size = sizeof(tup.ipv6);
+	}
+	if (xdp) {
+		if (!bpf_xdp_ct_lookup)
+			return 0;
+		ct = bpf_xdp_ct_lookup(ctx, &tup, size, &o, sizeof(o));
+	} else {
+		if (!bpf_skb_ct_lookup)
+			return 0;
+		ct = bpf_skb_ct_lookup(ctx, &tup, size, &o, sizeof(o));
+	}
+	if (!ct)
+		return 0;
+	port = bpf_ntohs(BPF_CORE_READ(ct, tuplehash[HS_CT_DIR_REPLY].tuple.src.u.all));
+	bpf_ct_release(ct);
+	return port;
+}
+
+__attribute__((noinline)) int ct_dport_xdp(struct xdp_md *ctx, struct scratch *sc)
+{
+	return sc ? ct_dport(ctx, sc, CTX_XDP) : 0;
+}
+
+__attribute__((noinline)) int ct_dport_tc(struct __sk_buff *ctx, struct scratch *sc)
+{
+	return sc ? ct_dport(ctx, sc, CTX_SKB) : 0;
+}
+
+/*
+ * A segment (or first fragment) to a port not inspected whose connection
+ * NAT takes to an inspected one: 1, its direction a request's. Asked at
+ * the ingress hooks only (at tc-egress, netfilter has rewritten the port
+ * already), and not for a tunnel's inner packet (its conntrack is another
+ * device's, looked up there). The SYN that opens such a connection comes
+ * before conntrack knows it: its data (TCP Fast Open) is scanned as a
+ * request's all the same, and the rest of the connection then has a flow.
+ */
+static __always_inline int nat_inspected(void *ctx, struct scratch *sc, struct hs_config *cfg,
+					 struct hs_counters *cnt, const int xdp)
+{
+	__u16 port;
+	int r;
+
+	if (cfg->nat != HS_NAT_LOOKUP || event_hook == HS_HOOK_TC_EGRESS || sc->pk.key.tunnel)
+		return 0;
+	if ((sc->pk.tcp_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN) {
+		if (sc->pk.payload_end <= sc->pk.payload_off)
+			return 0;
+		port = sc->pk.dport; /* (counted as a request below) */
+	} else {
+		if (sc->pk.payload_end <= sc->pk.payload_off &&
+		    !(sc->pk.tcp_flags & (HS_TCP_FIN | HS_TCP_RST)))
+			return 0; /* a bare ACK: nothing to read, nothing to look up */
+		r = xdp ? ct_dport_xdp(ctx, sc) : ct_dport_tc(ctx, sc);
+		/* The verifier takes a global function's result as unknown:
+		 * the compiler must not drop the cut to 16 bits either. */
+		asm volatile("" : "+r"(r));
+		port = (__u16)r;
+		if (!port || port == sc->pk.dport || !port_inspected(cfg, port))
+			return 0;
+	}
+	cnt->nat_inspected++;
+	sc->dir = HS_DIR_REQUEST;
+	return 1;
+}
+
+/* The counter of parse.h's reason for a pass or an on-error verdict. */
+static __always_inline void count_reason(struct hs_counters *cnt, __u8 why)
+{
+	switch (why) {
+	case HS_CTR_not_ip:
+		cnt->not_ip++;
+		break;
+	case HS_CTR_not_tcp:
+		cnt->not_tcp++;
+		break;
+	case HS_CTR_vlan_too_deep:
+		cnt->vlan_too_deep++;
+		break;
+	case HS_CTR_malformed:
+		cnt->malformed++;
+		break;
+	default:
+		cnt->encap_unknown++;
+		break;
+	}
+}
+
+/* A segment's verdict under the on-error policy. */
+static __always_inline enum hs_verdict on_error(const struct hs_config *cfg)
+{
+	return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+}
+
+/*
+ * A fragment (parse.h: the stack puts the datagram together, then reads
+ * it). Passed when its datagram cannot reach an inspected socket: a TCP
+ * one's first fragment to a port not inspected (after NAT), a UDP one's to
+ * a port no tunnel takes, any UDP one while no socket of this namespace
+ * sits on a tunnel's port (the loader's count, hs_config.udp_tunnels).
+ * Everything else goes to the on-error policy.
+ */
+static __always_inline enum hs_verdict fragment(void *ctx, struct scratch *sc,
+						struct hs_config *cfg, struct hs_counters *cnt,
+						const int xdp)
+{
+	struct pkt *pk = &sc->pk;
+
+	cnt->fragments++;
+	if (pk->frag_proto == IPPROTO_TCP && pk->frag_port && packet_dir(sc, cfg) &&
+	    !nat_inspected(ctx, sc, cfg, cnt, xdp))
+		return HS_VERDICT_PASS;
+	if (pk->frag_proto == IPPROTO_UDP &&
+	    (pk->frag_port ? udp_tunnel(cfg, pk->dport) == HS_TUN_NONE : !cfg->udp_tunnels))
+		return HS_VERDICT_PASS;
+	return on_error(cfg);
+}
+
 static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc, const int xdp)
 {
 	struct hs_counters *cnt;
@@ -769,48 +966,64 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	/* A GRO or GSO skb may leave its IP length to the packet (BIG TCP). */
 	if (!xdp && ((struct __sk_buff *)ctx)->gso_size)
 		big = ((struct __sk_buff *)ctx)->len;
-	r = xdp ? parse_xdp(ctx, sc) : parse_tc(ctx, sc, big);
-	if (r == PARSE_TRUNC && !xdp) {
-		/* Headers may sit partly outside the skb's linear head. */
+	r = xdp ? parse_xdp(ctx, sc, cfg) : parse_tc(ctx, sc, cfg, big);
+	if (r == PARSE_SHORT && !xdp) {
+		/* Headers that run past the skb's linear head: pulled, as far
+		 * as the scan window reaches (no header chain is longer). */
 		len = ctx_len(ctx, xdp);
-		if (ctx_linearize(ctx, len < 512 ? len : 512, xdp) == 0)
-			r = parse_tc(ctx, sc, big);
+		if (ctx_linearize(ctx, len < HS_MAX_BUF ? len : HS_MAX_BUF, xdp) == 0)
+			r = parse_tc(ctx, sc, cfg, big);
+		else
+			r = -1;
 	}
-	if (r == PARSE_OTHER)
+	switch (r) {
+	case PARSE_OK:
+		break;
+	case PARSE_PASS:
+		/* No way from it to a TCP socket (parse.h: its reason). */
+		count_reason(cnt, pk->why);
 		return HS_VERDICT_PASS;
-	if (r == PARSE_TRUNC) {
+	case PARSE_SHORT: /* all of it within reach, and still cut short */
+	case PARSE_TRUNC:
 		/* The stack drops it: passed, it changes nothing. */
 		cnt->truncated++;
 		return HS_VERDICT_PASS;
+	case PARSE_FRAG:
+		return fragment(ctx, sc, cfg, cnt, xdp);
+	case PARSE_UNSURE:
+		/* The stack may deliver what it carries; hdrstrip cannot
+		 * read it. */
+		count_reason(cnt, pk->why);
+		return on_error(cfg);
+	default: /* headers out of reach: the pull failed */
+		cnt->encap_unknown++;
+		return on_error(cfg);
 	}
-	if (r == PARSE_FRAG || r == PARSE_OPAQUE) {
-		/* The stack puts fragments together, and follows longer IPv6
-		 * header chains than we do: what they carry to an inspected
-		 * port (or a port we cannot see) cannot be scanned here. */
-		if (r == PARSE_FRAG)
-			cnt->fragments++;
-		else
-			cnt->malformed++;
-		if (r == PARSE_FRAG && pk->frag_port && packet_dir(sc, cfg))
-			return HS_VERDICT_PASS;
-		return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
-	}
-	if (packet_dir(sc, cfg))
+	if (pk->key.tunnel)
+		cnt->tunneled++;
+	if (packet_dir(sc, cfg) && !nat_inspected(ctx, sc, cfg, cnt, xdp)) {
+		/* Neither to nor from an inspected port, the one its socket
+		 * will see after NAT included: not a stream hdrstrip reads. */
+		cnt->not_inspected++;
 		return HS_VERDICT_PASS;
-	if (pk->payload_end > pk->payload_off)
+	}
+	if (pk->payload_end > pk->payload_off) {
 		cnt->inspected++;
-	else if (!(pk->tcp_flags & (HS_TCP_SYN | HS_TCP_FIN | HS_TCP_RST | HS_TCP_URG)))
-		return HS_VERDICT_PASS; /* a bare ACK changes no state: nothing to check */
-	len = ctx_len(ctx, xdp);
-	if (pk->payload_end > len) {
-		/* The IP length claims bytes the packet does not have: the
-		 * stack drops such packets; we leave them alone. */
+	} else if (!(pk->tcp_flags & (HS_TCP_SYN | HS_TCP_FIN | HS_TCP_RST | HS_TCP_URG))) {
+		/* A bare ACK: no byte for a socket, and no state to change. */
+		cnt->no_payload++;
+		return HS_VERDICT_PASS;
+	}
+	if (pk->payload_end > pk->limit) {
+		/* The IP length claims bytes the packet (or the tunnel's
+		 * datagram) does not have: the stack drops such packets; we
+		 * leave them alone. */
 		cnt->truncated++;
 		return HS_VERDICT_PASS;
 	}
 	if (ctx_linearize(ctx, pk->payload_end < HS_MAX_BUF ? pk->payload_end : HS_MAX_BUF, xdp)) {
 		cnt->scan_incomplete++;
-		return policy_drops(cfg) ? HS_VERDICT_DROP : HS_VERDICT_PASS;
+		return on_error(cfg);
 	}
 
 	/* The normaliser (normalize.h): what the stack would drop changes

@@ -97,6 +97,27 @@
 	X(malformed,                                                                               \
 	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows "        \
 	  "(the on-error policy applied).")                                                        \
+	/* What the hooks pass without a scan, and why the stack cannot deliver it to an         \
+	 * inspected socket; and what they cannot read (README: "What passes unscanned"). */      \
+	X(not_ip,                                                                                  \
+	  "Frames of an EtherType that carries no IP (ARP, LLDP, 802.3 LLC, ...): passed.")        \
+	X(not_tcp,                                                                                 \
+	  "IP packets of a protocol that reaches no TCP socket (ICMP, SCTP, UDP to a port no "     \
+	  "tunnel takes, ...): passed.")                                                           \
+	X(not_inspected,                                                                           \
+	  "TCP segments neither to an inspected port (after NAT) nor, with response rules, from "  \
+	  "one: passed.")                                                                          \
+	X(no_payload, "TCP segments with no payload, SYN, FIN, RST or URG (bare ACKs): passed.")    \
+	X(tunneled, "Packets read inside a tunnel (VXLAN, GENEVE, GRE, IPIP, SIT, ip6tnl).")       \
+	X(nat_inspected,                                                                           \
+	  "Segments to a port not inspected that conntrack's NAT takes to an inspected one: "      \
+	  "inspected.")                                                                            \
+	X(vlan_too_deep,                                                                           \
+	  "Frames with more VLAN tags than hdrstrip reads (8): the on-error policy decided.")      \
+	X(encap_unknown,                                                                           \
+	  "Packets the stack may deliver to a socket in a form hdrstrip cannot read (an "          \
+	  "EtherType or IP protocol that can carry IP, ESP, a tunnel in a tunnel, a UDP tunnel "   \
+	  "it cannot parse, headers out of reach): the on-error policy decided.")                  \
 	/* Match events (hdrstrip events). */                                                      \
 	X(events, "Match events written to the device's ring buffer.")                             \
 	X(events_dropped,                                                                          \

@@ -12,7 +12,7 @@
 #include "flow.h"
 
 /* Bytes of the field's name an event keeps, as received (never its value). */
-#define HS_EVENT_NAME_MAX 64
+#define HS_EVENT_NAME_MAX 60
 /* The ring buffer of one device: about 1,800 events. */
 #define HS_EVENTS_RING_BYTES (256 * 1024)
 /* Events a second per device (all CPUs together) unless --event-rate says. */

@@ -51,13 +51,21 @@
 #define HS_TCP_ACK 0x10
 #define HS_TCP_URG 0x20
 
-/* The sending side's 4-tuple (client -> server). */
+/*
+ * The sending side's 4-tuple (client -> server), and the tunnel it came
+ * through: two tunnels may deliver the same inner 4-tuple to different
+ * sockets (other VNIs, other namespaces), whose connections must not share
+ * state (include/hdrstrip/tunnel.h).
+ */
 struct hs_flow_key {
 	__u32 saddr[4]; /* IPv4 in saddr[0] */
 	__u32 daddr[4];
 	__u16 sport; /* network order */
 	__u16 dport;
-	__u32 family; /* 4 or 6 */
+	__u8 family; /* 4 or 6 */
+	__u8 tunnel; /* enum hs_tunnel (HS_TUN_NONE: not in one) */
+	__u16 reserved;
+	__u32 zone; /* the tunnel's network id: VXLAN/GENEVE VNI, GRE key; else 0 */
 };
 
 /* No steady run in a checkpoint's segment. */
@@ -107,7 +115,7 @@ struct hs_flow {
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };
 
-_Static_assert(sizeof(struct hs_flow_key) == 40, "hs_flow_key layout");
+_Static_assert(sizeof(struct hs_flow_key) == 44, "hs_flow_key layout");
 _Static_assert(sizeof(struct hs_ckpt) == 56, "hs_ckpt layout");
 _Static_assert(sizeof(struct hs_flow) == 32 + 48 + HS_FLOW_CKPTS * 56, "hs_flow layout");
 _Static_assert((HS_FLOW_CKPTS & (HS_FLOW_CKPTS - 1)) == 0, "checkpoints: a power of two");

@@ -12,6 +12,7 @@
 #include "limits.h"
 #include "names.h"
 #include "trie.h"
+#include "tunnel.h"
 
 /* Map names: the pin names under /sys/fs/bpf/hdrstrip/<DEV>/. */
 #define HS_MAP_TRIE "trie"
@@ -66,8 +67,25 @@ enum hs_policy {
 	HS_POLICY_MAX
 };
 
+/*
+ * --nat: whether the ingress hooks ask conntrack (its lookup kfuncs) for a
+ * segment to a port not inspected: DNAT, REDIRECT, docker -p and NodePort
+ * rewrite the port after XDP and tc-ingress have seen it.
+ */
+#define HS_NATS(X)                                                                                 \
+	X(LOOKUP, "lookup") /* ask, when the kernel has the kfuncs */                              \
+	X(OFF, "off") /* never: no NAT in this namespace sends to an inspected port */
+
+enum hs_nat {
+#define HS_NAT_ENUM(id, name) HS_NAT_##id,
+	HS_NATS(HS_NAT_ENUM)
+#undef HS_NAT_ENUM
+	HS_NAT_MAX
+};
+
 /* Stored in the config map: a value never changes meaning. */
 _Static_assert(HS_URGENT_CLEAR == 0 && HS_URGENT_DROP == 1, "hs_urgent values");
+_Static_assert(HS_NAT_LOOKUP == 0 && HS_NAT_OFF == 1, "hs_nat values");
 _Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2,
 	       "hs_policy values");
 
@@ -75,6 +93,8 @@ _Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2
 HS_NAME_TABLE(hs_urgent_names, HS_URGENTS, HS_URGENT_MAX);
 
 HS_NAME_TABLE(hs_policy_names, HS_POLICIES, HS_POLICY_MAX);
+
+HS_NAME_TABLE(hs_nat_names, HS_NATS, HS_NAT_MAX);
 
 static inline const char *hs_urgent_name(unsigned int u)
 {
@@ -84,6 +104,11 @@ static inline const char *hs_urgent_name(unsigned int u)
 static inline const char *hs_policy_name(unsigned int p)
 {
 	return hs_name_of(hs_policy_names, HS_POLICY_MAX, p);
+}
+
+static inline const char *hs_nat_name(unsigned int n)
+{
+	return hs_name_of(hs_nat_names, HS_NAT_MAX, n);
 }
 #endif
 
@@ -112,11 +137,24 @@ struct hs_config {
 	__u32 event_rate; /* --event-rate: events a second, all CPUs (0: none) */
 	__u32 event_cpu_rate; /* ... each CPU's share, rounded up: what the program reads */
 	__u8 observe; /* --observe: every rule and policy observes; nothing changes */
-	__u8 reserved[7];
+	/* --nat: at the ingress hooks, a segment to a port not inspected
+	 * asks conntrack where its connection really goes (enum hs_nat). */
+	__u8 nat;
+	/* Ports of the tunnel table a UDP socket of this namespace was bound
+	 * to when the loader looked (attach, update): with none, a UDP
+	 * fragment cannot reach a tunnel (a fragment's port is unknown). */
+	__u8 udp_tunnels;
+	__u8 reserved[5];
+	/* UDP ports a tunnel takes (--vxlan-ports, --geneve-ports,
+	 * --udp-tunnel-ports), ended by a zero port. */
+	struct hs_tunnel_port tunnels[HS_MAX_TUNNEL_PORTS];
 };
 
 _Static_assert(__builtin_offsetof(struct hs_config, ports) == 320, "hs_config layout");
-_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 16, "hs_config size");
+_Static_assert(__builtin_offsetof(struct hs_config, tunnels) == 320 + HS_PORT_WORDS * 8 + 16,
+	       "hs_config tunnels");
+_Static_assert(sizeof(struct hs_config) == 320 + HS_PORT_WORDS * 8 + 16 + HS_MAX_TUNNEL_PORTS * 4,
+	       "hs_config size");
 
 /* A methods map entry: the request stream's hs_stream.nmsg and .heads
  * after the last segment passed in order (scan.h). */

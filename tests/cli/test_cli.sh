@@ -506,7 +506,7 @@ done
 t "--flows: capped, with its cost per entry"
 for n in 15 16777216 1048577 "1e6" "-5"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --flows "$n"
-	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 1080 bytes of kernel memory per hook)"
+	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 1084 bytes of kernel memory per hook)"
 done
 
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * A small packet builder for the packet tests: Ethernet, up to two VLAN tags
- * (802.1Q or 802.1ad), IPv4 with options or IPv6 with extension headers, TCP
+ * A small packet builder for the packet tests: Ethernet, VLAN tags (802.1Q
+ * or 802.1ad), IPv4 with options or IPv6 with extension headers, TCP
  * with options, and a payload. Checksums come from the RFC 1071 routine in
  * builder.c, written for the tests and sharing nothing with the datapath.
  */
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#define PB_MAX_VLANS 3
+#define PB_MAX_VLANS 12
 #define PB_MAX_EXT 8
 #define PB_MAX_PKT 65536
 

@@ -147,8 +147,10 @@ void pt_expect_from_ref(struct pt_case *c, const struct ref_result *r, const __u
 	memset(d, 0, sizeof(*d));
 	memset(c->hits, 0, sizeof(c->hits));
 	c->verdict = PV_PASS;
-	if (!len)
+	if (!len) {
+		d->no_payload = 1; /* a bare ACK: passed, nothing to read */
 		return;
+	}
 	d->inspected = 1;
 	d->http_requests = r->requests;
 	d->headers_seen = r->seen;

@@ -153,6 +153,10 @@ int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
 	cfg.untracked = untracked;
 	for (i = 0; i < n_ports; i++)
 		cfg.ports[ports[i] / 64] |= 1ULL << (ports[i] % 64);
+	/* The loader's default tunnel ports; the NAT lookup on (it finds
+	 * nothing here). */
+	hs_tunnels_default(cfg.tunnels);
+	cfg.nat = HS_NAT_LOOKUP;
 	return bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY) ? -errno : 0;
 }
 
@@ -235,32 +239,45 @@ static __u16 rd16(const __u8 *p)
 
 /*
  * The flow key and sequence number of a TCP segment, read here apart from
- * the datapath's parser (Ethernet, two VLAN tags, IPv4, IPv6 with the
- * extension headers it follows). Returns 0, or -1 for anything else.
+ * the datapath's parser: Ethernet with VLAN tags (or, @l2 0, an IP packet
+ * with no link header), IPv4, IPv6 with the extension headers it follows,
+ * and one tunnel (VXLAN and GENEVE on their default ports, GRE, IP in IP),
+ * whose inner packet's key carries the tunnel and its id. Returns 0, or -1
+ * for anything else.
  */
-static int seg_key(const __u8 *p, size_t len, struct hs_flow_key *k, __u32 *seq)
+static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
+		      struct hs_flow_key *k, __u32 *seq)
 {
-	size_t off = 14, l4;
+	size_t l4;
 	__u16 proto;
 	__u8 next;
 	int i;
 
-	if (len < off)
-		return -1;
-	proto = rd16(p + 12);
-	for (i = 0; i < 2 && (proto == 0x8100 || proto == 0x88a8); i++) {
-		if (len < off + 4)
+	if (l2) {
+		if (len < off + 14)
 			return -1;
-		proto = rd16(p + off + 2);
-		off += 4;
+		proto = rd16(p + off + 12);
+		off += 14;
+		for (i = 0; i < 12 && (proto == 0x8100 || proto == 0x88a8); i++) {
+			if (len < off + 4)
+				return -1;
+			proto = rd16(p + off + 2);
+			off += 4;
+		}
+	} else {
+		if (len < off + 1)
+			return -1;
+		proto = (p[off] >> 4) == 6 ? 0x86dd : 0x0800;
 	}
-	memset(k, 0, sizeof(*k));
+	memset(k->saddr, 0, sizeof(k->saddr));
+	memset(k->daddr, 0, sizeof(k->daddr));
 	if (proto == 0x0800) {
-		if (len < off + 20 || (p[off + 6] & 0x3f) || p[off + 7] || p[off + 9] != 6)
+		if (len < off + 20 || (p[off + 6] & 0x3f) || p[off + 7])
 			return -1;
 		memcpy(&k->saddr[0], p + off + 12, 4);
 		memcpy(&k->daddr[0], p + off + 16, 4);
 		k->family = 4;
+		next = p[off + 9];
 		l4 = off + (p[off] & 0xf) * 4;
 	} else if (proto == 0x86dd) {
 		if (len < off + 40)
@@ -270,26 +287,77 @@ static int seg_key(const __u8 *p, size_t len, struct hs_flow_key *k, __u32 *seq)
 		k->family = 6;
 		next = p[off + 6];
 		l4 = off + 40;
-		for (i = 0; i < 6 && next != 6; i++) {
+		for (i = 0; i < 6 && (next == 0 || next == 43 || next == 60 || next == 51); i++) {
 			size_t hl;
 
-			if (len < l4 + 2 || (next != 0 && next != 43 && next != 60 && next != 51))
+			if (len < l4 + 2)
 				return -1;
 			hl = next == 51 ? (size_t)(p[l4 + 1] + 2) * 4 : (size_t)(p[l4 + 1] + 1) * 8;
 			next = p[l4];
 			l4 += hl;
 		}
-		if (next != 6)
-			return -1;
 	} else {
 		return -1;
 	}
-	if (len < l4 + 20)
+	if (next != 6 && depth)
+		return -1; /* no tunnel inside a tunnel */
+	if (next == 17) { /* VXLAN and GENEVE, on their default ports */
+		__u16 dport;
+
+		if (len < l4 + 16)
+			return -1;
+		dport = rd16(p + l4 + 2);
+		k->zone = (__u32)p[l4 + 12] << 16 | (__u32)p[l4 + 13] << 8 | p[l4 + 14];
+		if (dport == 4789 || dport == 8472) {
+			k->tunnel = HS_TUN_VXLAN;
+			return seg_key_at(p, len, l4 + 16, 1, 1, k, seq);
+		}
+		if (dport == 6081) {
+			k->tunnel = HS_TUN_GENEVE;
+			return seg_key_at(p, len, l4 + 16 + (p[l4 + 8] & 0x3f) * 4,
+					  rd16(p + l4 + 10) == 0x6558, 1, k, seq);
+		}
+		return -1;
+	}
+	if (next == 47) { /* GRE: checksum, key, sequence number */
+		__u16 fl;
+		size_t o = l4 + 4;
+
+		if (len < l4 + 4)
+			return -1;
+		fl = rd16(p + l4);
+		if (fl & 0x8000)
+			o += 4;
+		k->zone = 0;
+		if (fl & 0x2000) {
+			if (len < o + 4)
+				return -1;
+			k->zone = (__u32)rd16(p + o) << 16 | rd16(p + o + 2);
+			o += 4;
+		}
+		if (fl & 0x1000)
+			o += 4;
+		k->tunnel = HS_TUN_GRE;
+		return seg_key_at(p, len, o, rd16(p + l4 + 2) == 0x6558, 1, k, seq);
+	}
+	if (next == 4 || next == 41) {
+		k->tunnel = HS_TUN_IPIP;
+		k->zone = 0;
+		return seg_key_at(p, len, l4, 0, 1, k, seq);
+	}
+	if (next != 6 || len < l4 + 20)
 		return -1;
 	memcpy(&k->sport, p + l4, 2);
 	memcpy(&k->dport, p + l4 + 2, 2);
 	*seq = (__u32)rd16(p + l4 + 4) << 16 | rd16(p + l4 + 6);
 	return 0;
+}
+
+static int seg_key(const struct th *h, const __u8 *p, size_t len, struct hs_flow_key *k,
+		   __u32 *seq)
+{
+	memset(k, 0, sizeof(*k));
+	return seg_key_at(p, len, 0, !h->l3_dev, 0, k, seq);
 }
 
 /* A connection whose SYN the program saw, for the segment @in: the flow a
@@ -300,7 +368,7 @@ static void seed_flow(struct th *h, const __u8 *in, __u32 len)
 	struct hs_flow f;
 	__u32 seq;
 
-	if (seg_key(in, len, &k, &seq))
+	if (seg_key(h, in, len, &k, &seq))
 		return;
 	hs_flow_init(&f, seq, 0, HS_DIR_REQUEST);
 	bpf_map_update_elem(h->flows_fd, &k, &f, BPF_ANY);

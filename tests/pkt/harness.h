@@ -32,6 +32,9 @@ struct th {
 	 * each other's connections. */
 	int keep_flows;
 	int no_seed;
+	/* The object was loaded for a device without a link header (its
+	 * link_type rodata: HS_L2_NONE): packets start at their IP header. */
+	int l3_dev;
 	int ncpus;
 	/* The verifier's "processed N insns" (log_level 4, the stats line)
 	 * and bpf_prog_info.verified_insns: the same number, read twice. */
