@@ -32,6 +32,7 @@
 
 #include <hdrstrip/counters.h>
 #include <hdrstrip/flow.h>
+#include <hdrstrip/hooks.h>
 #include <hdrstrip/maps.h>
 #include <hdrstrip/tunnel.h>
 
@@ -43,9 +44,6 @@
 #define HS_MAX_VLANS 8
 #define HS_MAX_IPV6_EXT 6
 
-/* How the device frames packets (the loader reads its type: rodata). */
-#define HS_L2_ETHER 0
-#define HS_L2_NONE 1 /* no link header: tun, wireguard, ipip and the like */
 
 enum parse_res {
 	PARSE_OK = 0, /* a TCP segment: see struct pkt */

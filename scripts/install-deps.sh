@@ -14,6 +14,8 @@ PKGS=(
 	# tests
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
 	nodejs python3-yaml valgrind libclang-rt-14-dev man-db groff-base systemd
+	# test_wire.sh: NAT rules (DNAT, REDIRECT) in a test namespace
+	nftables
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
 	# make lint, make fuzz-cov

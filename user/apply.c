@@ -13,6 +13,7 @@
 
 #include "apply.h"
 #include "log.h"
+#include "opts.h"
 #include "compile.h"
 #include "slots.h"
 #include "target.h"
@@ -134,6 +135,74 @@ static void config_defaults(struct hs_config *cfg)
 	cfg->urgent = HS_URGENT_CLEAR;
 	cfg->flows = HS_FLOWS_DEFAULT;
 	cfg->event_rate = HS_EVENT_RATE_DEFAULT;
+	hs_tunnels_default(cfg->tunnels);
+	cfg->nat = HS_NAT_LOOKUP;
+}
+
+int tunnels_merge(struct hs_config *cfg, const struct tunnel_ports *t)
+{
+	struct hs_tunnel_port out[HS_MAX_TUNNEL_PORTS];
+	int n = 0, i, k;
+
+	memset(out, 0, sizeof(out));
+	for (k = 0; k < HS_TUN_MAX; k++) {
+		if (t && t->given[k]) {
+			for (i = 0; i < t->n[k]; i++) {
+				if (n == HS_MAX_TUNNEL_PORTS)
+					return -E2BIG;
+				out[n++] = (struct hs_tunnel_port){ .port = t->port[k][i],
+								     .kind = (__u8)k };
+			}
+			continue;
+		}
+		for (i = 0; i < HS_MAX_TUNNEL_PORTS && cfg->tunnels[i].port; i++) {
+			if (cfg->tunnels[i].kind != k)
+				continue;
+			if (n == HS_MAX_TUNNEL_PORTS)
+				return -E2BIG;
+			out[n++] = cfg->tunnels[i];
+		}
+	}
+	memcpy(cfg->tunnels, out, sizeof(out));
+	return 0;
+}
+
+/* Is UDP port @port bound in /proc/net/@file (the current namespace's)?
+ * 1, 0, or -errno when the file cannot be read. */
+static int udp_bound(const char *file, const struct hs_tunnel_port *table, unsigned char *seen)
+{
+	char path[64], line[512];
+	unsigned int port;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/net/%s", file);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* "  sl  local_address ...": "N: ADDR:PORT ..." in hex. */
+		char *colon = strchr(line, ':');
+
+		if (!colon || !(colon = strchr(colon + 1, ':')) || sscanf(colon + 1, "%x", &port) != 1)
+			continue;
+		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && table[i].port; i++)
+			if (table[i].port == port)
+				seen[i] = 1;
+	}
+	fclose(f);
+	return 0;
+}
+
+int tunnels_bound(const struct hs_tunnel_port *table)
+{
+	unsigned char seen[HS_MAX_TUNNEL_PORTS] = { 0 };
+	int r4 = udp_bound("udp", table, seen), r6 = udp_bound("udp6", table, seen), n = 0;
+
+	if (r4 && r6)
+		return r4;
+	for (int i = 0; i < HS_MAX_TUNNEL_PORTS; i++)
+		n += seen[i];
+	return n;
 }
 
 /* Proxy mode takes lines out of requests only: a list's response rules do
@@ -228,6 +297,21 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 	if (o->event_rate >= 0)
 		cfg.event_rate = (__u32)o->event_rate;
 	cfg.event_cpu_rate = event_cpu_rate(cfg.event_rate);
+	if (o->nat >= 0)
+		cfg.nat = (__u8)o->nat;
+	if (tunnels_merge(&cfg, o->tunnels)) {
+		pr_err("%s: more than %d UDP tunnel ports in all (--vxlan-ports, --geneve-ports and "
+		       "--udp-tunnel-ports together)",
+		       d->name, HS_MAX_TUNNEL_PORTS);
+		return -EINVAL;
+	}
+	if (!d->cgroup) {
+		/* Read again at every change: a UDP fragment passes only while
+		 * no socket here sits on a tunnel's port (bpf/hdrstrip.bpf.c,
+		 * fragment()); unreadable, as if one did. */
+		r = tunnels_bound(cfg.tunnels);
+		cfg.udp_tunnels = (__u8)(r < 0 ? HS_MAX_TUNNEL_PORTS : r);
+	}
 	*next = cfg;
 	return 0;
 }
@@ -247,4 +331,70 @@ int apply_list(const struct dev *d, const struct dev_maps *m, const struct hs_li
 	int r = apply_prepare(d, m, l, t, o, &next);
 
 	return r ? r : apply_commit(m, &next);
+}
+
+struct tun_check {
+	const struct hs_config *cfg;
+	void (*say)(void *arg, const char *msg);
+	void *arg;
+};
+
+/* A tunnel device of this namespace the hooks will not read: said. */
+static void tunnel_dev_check(const char *name, const char *kind, int udp_port, void *arg)
+{
+	static const char *const opaque[] = { "wireguard", "xfrm",  "vti",  "vti6",
+					      "macsec",	   "bareudp", "gtp", "pptp" };
+	const struct tun_check *c = arg;
+	char msg[512];
+	int want = !strcmp(kind, "vxlan") ? HS_TUN_VXLAN : !strcmp(kind, "geneve") ? HS_TUN_GENEVE
+										      : -1;
+
+	if (want >= 0) {
+		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && c->cfg->tunnels[i].port; i++)
+			if (c->cfg->tunnels[i].port == udp_port && c->cfg->tunnels[i].kind == want)
+				return;
+		snprintf(msg, sizeof(msg),
+			 "%s (%s) takes packets out of UDP port %d, which is not among the %s ports: "
+			 "its traffic passes as plain UDP, unread; add the port (--%s-ports)",
+			 name, kind, udp_port, kind, kind);
+		c->say(c->arg, msg);
+		return;
+	}
+	for (size_t i = 0; i < HS_ARRAY_SIZE(opaque); i++)
+		if (!strcmp(kind, opaque[i])) {
+			snprintf(msg, sizeof(msg),
+				 "%s (%s) decrypts or unwraps what it receives after the hooks, in a "
+				 "form hdrstrip cannot read: attach to %s itself, or strip at the "
+				 "origin's sockets (attach --cgroup PATH --receive)",
+				 name, kind, name);
+			c->say(c->arg, msg);
+			return;
+		}
+}
+
+int tunnels_check(const struct hs_config *cfg, void (*say)(void *arg, const char *msg), void *arg)
+{
+	struct tun_check c = { .cfg = cfg, .say = say, .arg = arg };
+
+	return tunnel_devs(tunnel_dev_check, &c);
+}
+
+void tunnels_format(const struct hs_tunnel_port *table, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int k = 0; k < HS_TUN_MAX; k++) {
+		const char *sep = o ? "; " : "";
+
+		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && table[i].port && o + 24 < size; i++) {
+			if (table[i].kind != k)
+				continue;
+			o += snprintf(buf + o, size - o, "%s%s%s%u", sep, *sep == ',' ? "" : hs_tunnel_name(k),
+				      *sep == ',' ? "" : " ", table[i].port);
+			sep = ",";
+		}
+	}
+	if (!o)
+		snprintf(buf, size, "none");
 }

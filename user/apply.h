@@ -16,10 +16,26 @@ struct apply_opts {
 	__u32 flows; /* 0: keep */
 	long event_rate; /* events a second, -1: keep */
 	int observe; /* 1: observe mode, 0: enforce, -1: keep */
+	const struct tunnel_ports *tunnels; /* the kinds given replace theirs; NULL: keep */
+	int nat; /* enum hs_nat, -1: keep */
 	int qdisc_created; /* -1: keep */
 };
 
 struct hs_list;
+struct tunnel_ports;
+
+/* The tunnel table @cfg would have with the kinds @t gives; -E2BIG when
+ * they do not fit. */
+int tunnels_merge(struct hs_config *cfg, const struct tunnel_ports *t);
+/* How many ports of the table a UDP socket of this network namespace is
+ * bound to (/proc/net/udp, udp6); -errno when neither can be read. */
+int tunnels_bound(const struct hs_tunnel_port *table);
+/* Each tunnel device of this namespace whose packets the hooks with @cfg
+ * will not read (a vxlan or geneve on a port not in the table, an
+ * encrypting one), said to @say. 0 or -errno. */
+int tunnels_check(const struct hs_config *cfg, void (*say)(void *arg, const char *msg), void *arg);
+/* "vxlan 4789,8472; geneve 6081" */
+void tunnels_format(const struct hs_tunnel_port *table, char *buf, size_t size);
 
 /* Compile @l into @t (a whole block; what it holds is overwritten), write
  * it into the idle slot of @m and flip the config to it. Per-header counter

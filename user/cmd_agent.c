@@ -109,6 +109,10 @@ static const struct {
 	{ "untracked", "--untracked", 0 },
 	{ "urgent", "--urgent", 0 },
 	{ "event-rate", "--event-rate", 0 },
+	{ "nat", "--nat", 0 },
+	{ "vxlan-ports", "--vxlan-ports", 0 },
+	{ "geneve-ports", "--geneve-ports", 0 },
+	{ "udp-tunnel-ports", "--udp-tunnel-ports", 0 },
 	{ "flows", "--flows", 1 },
 	{ "xdp-mode", "--xdp-mode", 1 },
 };
@@ -136,12 +140,15 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		;
 	if (k == n) {
 		pr_err("%s:%d: unknown key '%s' (known: headers hooks netns mode fold-underscore "
-		       "ports on-error untracked urgent event-rate flows xdp-mode)",
+		       "ports on-error untracked urgent event-rate nat vxlan-ports geneve-ports "
+		       "udp-tunnel-ports flows xdp-mode)",
 		       file, line, key);
 		return -1;
 	}
 	if (a->cgroup && (!strcmp(key, "hooks") || !strcmp(key, "netns") ||
-			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent"))) {
+			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent") || !strcmp(key, "nat") ||
+			  !strcmp(key, "vxlan-ports") || !strcmp(key, "geneve-ports") ||
+			  !strcmp(key, "udp-tunnel-ports"))) {
 		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
 		       key);
 		return -1;

@@ -18,7 +18,8 @@ static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
 	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
-	"                       [--event-rate N] [--observe | --enforce]\n"
+	"                       [--event-rate N] [--observe | --enforce] [--nat lookup|off]\n"
+	"                       [--vxlan-ports LIST] [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
 	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
@@ -40,13 +41,21 @@ static const char attach_usage[] =
 	"                        takes out of the stream: clear (default: clear URG and the\n"
 	"                        urgent pointer, so the byte stays where it was scanned) or drop\n"
 	"  --flows N             connections tracked per hook (16..1048576, default 32768; each\n"
-	"                        takes about 1080 bytes of kernel memory, taken at attach)\n"
+	"                        takes about 1084 bytes of kernel memory, taken at attach)\n"
 	"  --event-rate N        match events a second at most, all CPUs together ('hdrstrip\n"
 	"                        events'; default 2000, 0: none); the rest are counted\n"
 	"  --observe             observe mode: every rule and policy counts and reports (events)\n"
 	"                        what it would do, and changes and drops nothing; a dry run, not\n"
 	"                        a security boundary ('update --enforce' switches it off)\n"
 	"  --enforce             the rules and policies act (the default)\n"
+	"  --nat MODE            lookup (default): at xdp and tc-ingress, ask conntrack where a\n"
+	"                        segment to a port not inspected really goes (DNAT, REDIRECT,\n"
+	"                        docker -p, NodePort) and inspect it when that port is; off\n"
+	"  --vxlan-ports LIST    UDP ports whose VXLAN packets are read inside (default\n"
+	"                        " HS_VXLAN_PORTS_DEFAULT "; none: no VXLAN port)\n"
+	"  --geneve-ports LIST   the same for GENEVE (default " HS_GENEVE_PORTS_DEFAULT ")\n"
+	"  --udp-tunnel-ports LIST  UDP ports of another tunnel this host takes packets out of\n"
+	"                        (FOU, GUE, L2TP, ...): sent to the --on-error policy\n"
 	"  --cgroup PATH         proxy mode: instead of DEV and --hook, remove internal lines\n"
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"                        (requests; with response rules, responses of connections\n"
@@ -88,9 +97,11 @@ static const struct attach_opts defaults_attach = {
 };
 
 static const struct option attach_options[] = {
-	OPTION_HEADERS,	   OPTION_HOOK,	   OPTION_XDP_MODE, OPTION_PORTS,  OPTION_ON_ERROR,
-	OPTION_UNTRACKED,  OPTION_URGENT,  OPTION_FLOWS,    OPTION_CGROUP, OPTION_NOFOLD,
-	OPTION_EVENT_RATE, OPTION_OBSERVE, OPTION_ENFORCE,  OPTION_HELP,   { 0 },
+	OPTION_HEADERS,	   OPTION_HOOK,		OPTION_XDP_MODE,	 OPTION_PORTS,
+	OPTION_ON_ERROR,   OPTION_UNTRACKED,	OPTION_URGENT,		 OPTION_FLOWS,
+	OPTION_CGROUP,	   OPTION_NOFOLD,	OPTION_EVENT_RATE,	 OPTION_OBSERVE,
+	OPTION_ENFORCE,	   OPTION_VXLAN_PORTS,	OPTION_GENEVE_PORTS,	 OPTION_UDP_TUNNEL_PORTS,
+	OPTION_NAT,	   OPTION_HELP,		{ 0 },
 };
 
 static const char *attach_why_not(int opt)
@@ -201,6 +212,12 @@ static int attach_hook_free(const struct attach_opts *o, const struct dev *d,
 	return -1;
 }
 
+static void warn_say(void *arg, const char *msg)
+{
+	(void)arg;
+	pr_warn("%s", msg);
+}
+
 static void attach_report(const struct attach_opts *o, const struct dev *d,
 			  const struct hs_config *cfg, const struct hs_trie *t, int shared,
 			  int mode, int legacy, int have_bpffs)
@@ -227,6 +244,8 @@ static void attach_report(const struct attach_opts *o, const struct dev *d,
 	       d->name, t->n_rules, o->set.headers, ports, hs_policy_name(cfg->on_error),
 	       have_bpffs ? d->pin_dir : "no pins (bpffs unavailable)");
 	mode_note(d, 0, cfg->observe);
+	if (!d->cgroup)
+		tunnels_check(cfg, warn_say, NULL);
 }
 
 static int do_attach(const struct attach_opts *o)
@@ -245,6 +264,16 @@ static int do_attach(const struct attach_opts *o)
 	rc = list_run_begin("attach", &o->set, o->dev, &run);
 	if (rc >= 0)
 		goto out;
+	if (!d->cgroup && d->link_type < 0) {
+		/* Read as Ethernet, its packets would all pass as "not IP". */
+		pr_err("cannot attach to '%s': its link type is %s (%d), and hdrstrip reads "
+		       "Ethernet and raw IP (tun, wireguard, ipip, gre, sit, ppp) only; attach to "
+		       "the interface its IP traffic crosses as Ethernet or IP, or strip at the "
+		       "origin's own sockets (hdrstrip attach --cgroup PATH --receive)",
+		       d->name, arphrd_name(d->arphrd), d->arphrd);
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	rc = EXIT_FAIL;
 	r = bpffs_ensure(1);
 	have_bpffs = !r;

@@ -121,6 +121,41 @@ static void json_flows(__u32 flows)
 		printf(",\"flows\":null");
 }
 
+/* The warnings of a device's status: what its hooks cannot read here. */
+struct warn_out {
+	int n;
+};
+
+static void text_warning(void *arg, const char *msg)
+{
+	((struct warn_out *)arg)->n++;
+	printf("  WARNING     %s\n", msg);
+}
+
+static void json_warning(void *arg, const char *msg)
+{
+	printf("%s", ((struct warn_out *)arg)->n++ ? "," : "");
+	json_str(msg);
+}
+
+static void status_warnings(const struct found *f, void (*say)(void *arg, const char *msg))
+{
+	struct warn_out w = { 0 };
+	char msg[320];
+	int n;
+
+	tunnels_check(&f->cfg, say, &w);
+	n = tunnels_bound(f->cfg.tunnels);
+	if (n >= 0 && n != f->cfg.udp_tunnels) {
+		snprintf(msg, sizeof(msg),
+			 "UDP sockets sit on %d of the tunnel ports now, %u when the list was applied: "
+			 "run 'hdrstrip update %s --headers FILE' so that UDP fragments are judged "
+			 "by what is there",
+			 n, f->cfg.udp_tunnels, f->d.name);
+		say(&w, msg);
+	}
+}
+
 static void print_status(const struct found *f, int json, int last)
 {
 	char ports[512], when[40], ns[300];
@@ -168,6 +203,16 @@ static void print_status(const struct found *f, int json, int last)
 		json_str(f->d.pin_dir);
 		printf(",\"event_rate\":%u,\"mode\":\"%s\"", f->cfg.event_rate,
 		       f->cfg.observe ? "observe" : "enforce");
+		if (!f->d.cgroup) {
+			printf(",\"link\":\"%s\",\"nat\":\"%s\",\"tunnels\":[",
+			       arphrd_name(f->d.arphrd), hs_nat_name(f->cfg.nat));
+			for (int i = 0; i < HS_MAX_TUNNEL_PORTS && f->cfg.tunnels[i].port; i++)
+				printf("%s{\"kind\":\"%s\",\"port\":%u}", i ? "," : "",
+				       hs_tunnel_name(f->cfg.tunnels[i].kind), f->cfg.tunnels[i].port);
+			printf("],\"warnings\":[");
+			status_warnings(f, json_warning);
+			printf("]");
+		}
 		printf(",\"pinned\":%s", pinned_here(f) ? "true" : "false");
 		if (f->split)
 			printf(",\"split\":true");
@@ -197,8 +242,14 @@ static void print_status(const struct found *f, int json, int last)
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,
 	       hs_policy_name(f->cfg.on_error), hs_policy_name(f->cfg.untracked));
-	if (!f->d.cgroup)
-		printf("  urgent      %s\n", hs_urgent_name(f->cfg.urgent));
+	if (!f->d.cgroup) {
+		char tun[256];
+
+		tunnels_format(f->cfg.tunnels, tun, sizeof(tun));
+		printf("  urgent      %s\n  link        %s\n  tunnels     %s\n  nat         %s\n",
+		       hs_urgent_name(f->cfg.urgent), arphrd_name(f->d.arphrd), tun,
+		       hs_nat_name(f->cfg.nat));
+	}
 	print_flows(f);
 	if (f->cfg.event_rate)
 		printf("  events      %u a second at most ('hdrstrip events %s')\n",
@@ -215,6 +266,8 @@ static void print_status(const struct found *f, int json, int last)
 		printf("  WARNING     the hooks use different maps (two lists at once): detach every "
 		       "hook ('hdrstrip detach %s') and attach them again\n",
 		       f->d.name);
+	if (!f->d.cgroup)
+		status_warnings(f, text_warning);
 }
 
 /* Pins that no attachment here uses: a deleted cgroup's, a deleted or

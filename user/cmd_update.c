@@ -15,7 +15,8 @@
 static const char update_usage[] =
 	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--event-rate N]\n"
-	"                       [--observe | --enforce]\n"
+	"                       [--observe | --enforce] [--nat lookup|off] [--vxlan-ports LIST]\n"
+	"                       [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
@@ -33,9 +34,10 @@ static const struct update_opts defaults_update = {
 };
 
 static const struct option update_options[] = {
-	OPTION_HEADERS, OPTION_PORTS,	OPTION_ON_ERROR, OPTION_UNTRACKED,
-	OPTION_URGENT,	OPTION_CGROUP,	OPTION_NOFOLD,	 OPTION_EVENT_RATE,
-	OPTION_OBSERVE, OPTION_ENFORCE, OPTION_HELP,	 { 0 },
+	OPTION_HEADERS,	     OPTION_PORTS,	     OPTION_ON_ERROR, OPTION_UNTRACKED,
+	OPTION_URGENT,	     OPTION_CGROUP,	     OPTION_NOFOLD,   OPTION_EVENT_RATE,
+	OPTION_OBSERVE,	     OPTION_ENFORCE,	     OPTION_NAT,      OPTION_VXLAN_PORTS,
+	OPTION_GENEVE_PORTS, OPTION_UDP_TUNNEL_PORTS, OPTION_HELP,     { 0 },
 };
 
 static const char *update_why_not(int opt)

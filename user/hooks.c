@@ -39,8 +39,8 @@ static void skel_maps(struct hdrstrip *skel, struct bpf_map **maps)
 
 /* Open the skeleton with its shared maps bound to @m (NULL: its own, made
  * at load), and only the program of @hook set to load (-1: none). */
-static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_program **keep_out,
-				       int hook)
+static struct hdrstrip *open_with_maps(const struct dev *d, const struct dev_maps *m,
+				       struct bpf_program **keep_out, int hook)
 {
 	struct hdrstrip *skel = hdrstrip__open();
 	int r = 0;
@@ -55,6 +55,8 @@ static struct hdrstrip *open_with_maps(const struct dev_maps *m, struct bpf_prog
 	}
 	if (hook >= 0)
 		skel->rodata->event_hook = (__u8)hook;
+	if (d && d->link_type == HS_L2_NONE)
+		skel->rodata->link_type = HS_L2_NONE;
 	bpf_program__set_autoload(skel->progs.hdrstrip_xdp, hook == HS_HOOK_XDP);
 	bpf_program__set_autoload(skel->progs.hdrstrip_tc,
 				  hook == HS_HOOK_TC_INGRESS || hook == HS_HOOK_TC_EGRESS);
@@ -77,7 +79,7 @@ int maps_create(const struct dev *d, struct dev_maps *m)
 	dev_maps_init(m);
 	if (d->cgroup)
 		return proxy_maps_create(m);
-	skel = open_with_maps(NULL, NULL, -1);
+	skel = open_with_maps(NULL, NULL, NULL, -1);
 	if (!skel)
 		return -errno;
 	/* Made with the rest and thrown away: one entry, not a table. */
@@ -170,7 +172,7 @@ int hook_attach(const struct dev *d, const struct hook_opts *o, const struct dev
 		int *mode_used, int *legacy, int *qdisc_created)
 {
 	struct bpf_program *prog;
-	struct hdrstrip *skel = open_with_maps(m, &prog, o->hook);
+	struct hdrstrip *skel = open_with_maps(d, m, &prog, o->hook);
 	int r;
 
 	if (skel && o->flows)

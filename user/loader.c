@@ -18,6 +18,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <net/if_arp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/capability.h>
 #include <linux/if_link.h>
 #include <linux/magic.h>
@@ -95,6 +99,57 @@ int netns_enter(const char *name, char *path, size_t size, int *entering)
 	return r;
 }
 
+/* What ip link calls each link type hdrstrip may meet, and the framing
+ * of its packets at XDP and TC. */
+static const struct {
+	int arphrd;
+	const char *name;
+	int link_type;
+} link_types[] = {
+	{ ARPHRD_ETHER, "ether", HS_L2_ETHER },
+	{ ARPHRD_LOOPBACK, "loopback", HS_L2_ETHER },
+	/* No link header: the program sees the IP header first. */
+	{ ARPHRD_NONE, "none", HS_L2_NONE }, /* tun, wireguard */
+	{ ARPHRD_RAWIP, "rawip", HS_L2_NONE },
+	{ ARPHRD_TUNNEL, "ipip", HS_L2_NONE },
+	{ ARPHRD_TUNNEL6, "tunnel6", HS_L2_NONE },
+	{ ARPHRD_SIT, "sit", HS_L2_NONE },
+	{ ARPHRD_IPGRE, "gre", HS_L2_NONE },
+	{ 823 /* ARPHRD_IP6GRE */, "ip6gre", HS_L2_NONE },
+	{ ARPHRD_PPP, "ppp", HS_L2_NONE },
+	{ ARPHRD_INFINIBAND, "infiniband", -1 },
+	{ ARPHRD_IEEE802154, "ieee802.15.4", -1 },
+	{ ARPHRD_CAN, "can", -1 },
+};
+
+const char *arphrd_name(int arphrd)
+{
+	for (size_t i = 0; i < HS_ARRAY_SIZE(link_types); i++)
+		if (link_types[i].arphrd == arphrd)
+			return link_types[i].name;
+	return "unknown";
+}
+
+/* @d's link type, from the kernel (SIOCGIFHWADDR's address family). */
+static void dev_link_type(struct dev *d)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	d->arphrd = -1;
+	d->link_type = -1;
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", (int)sizeof(ifr.ifr_name) - 1, d->name);
+	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
+		d->arphrd = ifr.ifr_hwaddr.sa_family;
+	close(fd);
+	for (size_t i = 0; i < HS_ARRAY_SIZE(link_types); i++)
+		if (link_types[i].arphrd == d->arphrd)
+			d->link_type = link_types[i].link_type;
+}
+
 int dev_resolve(const char *name, struct dev *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -108,6 +163,7 @@ int dev_resolve(const char *name, struct dev *d)
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->netns_ino = netns_ino_self();
 	snprintf(d->pin_dir, sizeof(d->pin_dir), "%s/%s", HS_PIN_ROOT, name);
+	dev_link_type(d);
 	return 0;
 }
 

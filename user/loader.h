@@ -34,10 +34,17 @@ struct dev {
 	int cgroup_fd; /* -1 for an interface */
 	__u64 cgroup_id;
 	char cgroup_path[PATH_MAX];
+	/* The interface's link type (ARPHRD_*, as ip link shows it) and how
+	 * its packets start: HS_L2_ETHER, HS_L2_NONE (an IP header), or -1
+	 * for a framing hdrstrip does not read. */
+	int arphrd;
+	int link_type;
 };
 
 /* Resolve @name in the current network namespace: -ENODEV if absent. */
 int dev_resolve(const char *name, struct dev *d);
+/* The name of link type @arphrd ("ether", "none", "ipip", ...). */
+const char *arphrd_name(int arphrd);
 /* Enter network namespace @name: /run/netns/@name, or a path when it has a
  * slash (/proc/PID/ns/net). 0, or -errno with @path (@size bytes) naming
  * the file, and *@entering 1 when the open worked and setns failed. */
@@ -204,6 +211,11 @@ int tc_qdisc_release(const struct dev *d);
 int tc_qdisc_exists(int ifindex);
 /* The filters on @ifindex's clsact qdisc, both directions, anyone's. */
 int tc_count_filters(int ifindex, int *count);
+/* Every device of this network namespace that has a kind (ip -d link:
+ * vxlan, geneve, wireguard, ipip, ...), with its UDP port for vxlan and
+ * geneve (0 for others), to @cb. 0 or -errno. */
+int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg),
+		void *arg);
 
 /* Create a device's maps (not pinned, no program): @m holds their fds. */
 int maps_create(const struct dev *d, struct dev_maps *m);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The rtnetlink questions libbpf's TC API does not answer: is there a clsact
- * qdisc on an interface, and how many filters does it hold (anyone's)?
+ * qdisc on an interface, and how many filters does it hold (anyone's)? And
+ * which tunnel devices does this namespace have (tunnel_devs())?
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -104,6 +106,104 @@ int tc_count_filters(int ifindex, int *count)
 		r = tc_dump(fd, RTM_GETTFILTER, ifindex,
 			    TC_H_MAKE(TC_H_CLSACT, dir ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS),
 			    dir + 1, count_filter, count);
+	close(fd);
+	return r;
+}
+
+/* The UDP port of a vxlan or geneve device, from its IFLA_INFO_DATA. */
+static int udp_port_of(const char *kind, const struct rtattr *data)
+{
+	int alen = RTA_PAYLOAD(data), type;
+	const struct rtattr *a;
+
+	if (!strcmp(kind, "vxlan"))
+		type = IFLA_VXLAN_PORT;
+	else if (!strcmp(kind, "geneve"))
+		type = IFLA_GENEVE_PORT;
+	else
+		return 0;
+	for (a = RTA_DATA(data); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if (a->rta_type == type && RTA_PAYLOAD(a) >= 2) {
+			const unsigned char *p = RTA_DATA(a);
+
+			return p[0] << 8 | p[1]; /* network order */
+		}
+	/* No port attribute: the kernel's default (VXLAN's 8472). */
+	return !strcmp(kind, "vxlan") ? 8472 : 6081;
+}
+
+struct link_dump_req {
+	struct nlmsghdr nh;
+	struct ifinfomsg ifi;
+};
+
+int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg),
+		void *arg)
+{
+	struct link_dump_req req;
+	char buf[32768];
+	int fd, r = 0, done = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
+	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = 1;
+	req.ifi.ifi_family = AF_UNSPEC;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+		r = -errno;
+		goto out;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0) {
+			r = n ? -errno : 0;
+			break;
+		}
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+			const struct rtattr *a, *info = NULL;
+			const char *name = NULL, *kind = NULL;
+			const struct rtattr *data = NULL;
+			int alen;
+
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				r = ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type != RTM_NEWLINK)
+				continue;
+			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+			for (a = IFLA_RTA(ifi); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				if (a->rta_type == IFLA_IFNAME)
+					name = RTA_DATA(a);
+				else if (a->rta_type == IFLA_LINKINFO)
+					info = a;
+			}
+			if (!name || !info)
+				continue;
+			alen = RTA_PAYLOAD(info);
+			for (a = RTA_DATA(info); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				if (a->rta_type == IFLA_INFO_KIND)
+					kind = RTA_DATA(a);
+				else if (a->rta_type == IFLA_INFO_DATA)
+					data = a;
+			}
+			if (kind)
+				cb(name, kind, data ? udp_port_of(kind, data) : 0, arg);
+		}
+	}
+out:
 	close(fd);
 	return r;
 }

@@ -18,7 +18,8 @@
 static const struct option all_options[] = {
 	OPTION_HEADERS,	  OPTION_HOOK,	     OPTION_XDP_MODE, OPTION_PORTS,   OPTION_ON_ERROR,
 	OPTION_UNTRACKED, OPTION_URGENT,     OPTION_FLOWS,    OPTION_CGROUP,  OPTION_NOFOLD,
-	OPTION_CGROUP_ID, OPTION_EVENT_RATE, OPTION_OBSERVE,  OPTION_ENFORCE, { 0 },
+	OPTION_CGROUP_ID, OPTION_EVENT_RATE, OPTION_OBSERVE,  OPTION_ENFORCE, OPTION_VXLAN_PORTS,
+	OPTION_GENEVE_PORTS, OPTION_UDP_TUNNEL_PORTS, OPTION_NAT, { 0 },
 };
 
 /* The option getopt_long refused, as it was written: "--name" (without
@@ -139,7 +140,7 @@ int opt_urgent(const struct dev_cmd *c, const char *arg, int *out)
  * table's memory is taken at attach, per hook. */
 #define HS_FLOWS_MAX (1u << 20)
 /* Bytes of kernel memory a flow entry takes: its value and key, and the
- * LRU hash's element header (64 bytes on 64-bit kernels). 1080 bytes
+ * LRU hash's element header (64 bytes on 64-bit kernels). 1084 bytes
  * (BENCHMARKS.md, "memory"). */
 #define HS_FLOW_ENTRY_BYTES (sizeof(struct hs_flow) + sizeof(struct hs_flow_key) + 64)
 
@@ -180,6 +181,44 @@ int opt_event_rate(const struct dev_cmd *c, const char *arg, long *out)
 	}
 	*out = (long)n;
 	return -1;
+}
+
+int opt_tunnel_ports(const struct dev_cmd *c, const char *arg, int kind, struct tunnel_ports *t)
+{
+	static __u64 bitmap[HS_PORT_WORDS];
+	int p, q, from = 1;
+
+	t->given[kind] = 1;
+	t->n[kind] = 0;
+	if (!strcmp(arg, "none"))
+		return -1;
+	if (ports_parse(arg, bitmap)) {
+		pr_err("%s: bad --%s-ports '%s' (expected UDP ports, e.g. %s, or none)", c->name,
+		       kind == HS_TUN_OPAQUE ? "udp-tunnel" : hs_tunnel_name(kind), arg,
+		       kind == HS_TUN_GENEVE ? HS_GENEVE_PORTS_DEFAULT : HS_VXLAN_PORTS_DEFAULT);
+		return EXIT_USAGE;
+	}
+	while (ports_next_run(bitmap, from, &p, &q)) {
+		for (; p <= q; p++) {
+			if (t->n[kind] == HS_MAX_TUNNEL_PORTS) {
+				pr_err("%s: more than %d UDP tunnel ports", c->name,
+				       HS_MAX_TUNNEL_PORTS);
+				return EXIT_USAGE;
+			}
+			t->port[kind][t->n[kind]++] = (__u16)p;
+		}
+		from = q + 1;
+	}
+	return -1;
+}
+
+int opt_nat(const struct dev_cmd *c, const char *arg, int *out)
+{
+	*out = hs_name_find(hs_nat_names, HS_NAT_MAX, arg);
+	if (*out >= 0)
+		return -1;
+	pr_err("%s: unknown --nat '%s' (expected lookup or off)", c->name, arg);
+	return EXIT_USAGE;
 }
 
 int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out)
@@ -232,6 +271,14 @@ int opt_settings(const struct dev_cmd *c, int opt, struct list_settings *s)
 		return -1;
 	case OPT_EVENT_RATE:
 		return opt_event_rate(c, optarg, &s->event_rate);
+	case OPT_VXLAN_PORTS:
+		return opt_tunnel_ports(c, optarg, HS_TUN_VXLAN, &s->tunnels);
+	case OPT_GENEVE_PORTS:
+		return opt_tunnel_ports(c, optarg, HS_TUN_GENEVE, &s->tunnels);
+	case OPT_UDP_TUNNEL_PORTS:
+		return opt_tunnel_ports(c, optarg, HS_TUN_OPAQUE, &s->tunnels);
+	case OPT_NAT:
+		return opt_nat(c, optarg, &s->nat);
 	case OPT_OBSERVE:
 	case OPT_ENFORCE:
 		if (s->observe >= 0 && s->observe != (opt == OPT_OBSERVE)) {
@@ -255,6 +302,8 @@ void settings_apply_opts(const struct list_settings *s, struct apply_opts *ap)
 		.urgent = s->urgent,
 		.event_rate = s->event_rate,
 		.observe = s->observe,
+		.tunnels = &s->tunnels,
+		.nat = s->nat,
 		.qdisc_created = -1,
 	};
 }

@@ -33,6 +33,10 @@ enum dev_opt {
 	OPT_EVENT_RATE,
 	OPT_OBSERVE,
 	OPT_ENFORCE,
+	OPT_VXLAN_PORTS,
+	OPT_GENEVE_PORTS,
+	OPT_UDP_TUNNEL_PORTS,
+	OPT_NAT,
 };
 
 /* The option entries of getopt_long's table, one per option, for the
@@ -93,6 +97,22 @@ enum dev_opt {
 	{                                                                                          \
 		"enforce", no_argument, NULL, OPT_ENFORCE                                          \
 	}
+#define OPTION_VXLAN_PORTS                                                                         \
+	{                                                                                          \
+		"vxlan-ports", required_argument, NULL, OPT_VXLAN_PORTS                            \
+	}
+#define OPTION_GENEVE_PORTS                                                                        \
+	{                                                                                          \
+		"geneve-ports", required_argument, NULL, OPT_GENEVE_PORTS                          \
+	}
+#define OPTION_UDP_TUNNEL_PORTS                                                                    \
+	{                                                                                          \
+		"udp-tunnel-ports", required_argument, NULL, OPT_UDP_TUNNEL_PORTS                  \
+	}
+#define OPTION_NAT                                                                                 \
+	{                                                                                          \
+		"nat", required_argument, NULL, OPT_NAT                                            \
+	}
 #define OPTION_HELP                                                                                \
 	{                                                                                          \
 		"help", no_argument, NULL, 'h'                                                     \
@@ -114,6 +134,15 @@ struct dev_cmd {
  */
 int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc);
 
+/* The UDP tunnel ports a command was given, by kind (HS_TUN_VXLAN,
+ * HS_TUN_GENEVE, HS_TUN_OPAQUE): apply.c merges them into the config's
+ * table. */
+struct tunnel_ports {
+	__u16 port[HS_TUN_MAX][HS_MAX_TUNNEL_PORTS];
+	int n[HS_TUN_MAX];
+	int given[HS_TUN_MAX];
+};
+
 /*
  * The header list and the settings every hook of a device shares: what
  * attach and update both take. Unset (-1, not given) is kept by update and
@@ -129,13 +158,18 @@ struct list_settings {
 	int urgent; /* enum hs_urgent */
 	long event_rate; /* events a second */
 	int observe; /* 1: --observe, 0: --enforce */
+	/* --vxlan-ports, --geneve-ports, --udp-tunnel-ports: the UDP
+	 * tunnels' ports of each kind given (tunnels_given[kind]), the rest
+	 * kept. */
+	struct tunnel_ports tunnels;
+	int nat; /* enum hs_nat */
 	struct hs_list_opts list;
 };
 
 #define LIST_SETTINGS_DEFAULTS                                                                     \
 	{                                                                                          \
 		.on_error = -1, .untracked = -1, .urgent = -1, .event_rate = -1, .observe = -1,    \
-		.list = { .fold_underscore = -1, .warn = list_warn },                              \
+		.nat = -1, .list = { .fold_underscore = -1, .warn = list_warn },                   \
 	}
 
 /* @opt when it is one of struct list_settings': -1 when taken, or the exit
@@ -156,6 +190,9 @@ int opt_untracked(const struct dev_cmd *c, const char *arg, int *out);
 int opt_urgent(const struct dev_cmd *c, const char *arg, int *out);
 int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out);
 int opt_event_rate(const struct dev_cmd *c, const char *arg, long *out);
+/* "4789,8472", or "none": the ports of one kind of UDP tunnel. */
+int opt_tunnel_ports(const struct dev_cmd *c, const char *arg, int kind, struct tunnel_ports *t);
+int opt_nat(const struct dev_cmd *c, const char *arg, int *out);
 
 /*
  * What the command acts on: DEV, the one operand, or a cgroup given by

@@ -22,6 +22,11 @@ enum hs_hook {
 	HS_HOOK_MAX
 };
 
+/* How a device's packets start at its hooks (the loader reads the device's
+ * link type and sets the program's link_type before it loads it). */
+#define HS_L2_ETHER 0 /* an Ethernet header, VLAN tags maybe */
+#define HS_L2_NONE 1 /* no link header: tun, wireguard, ipip, gre, sit, ppp */
+
 #ifndef __bpf__
 HS_NAME_TABLE(hs_hook_names, HS_HOOKS, HS_HOOK_MAX);
 

@@ -622,6 +622,62 @@ def syn_body(t):
     ignored_control(t, "syn", "body")
 
 
+# --- class 13: link layers the stack takes off (issue 34) --------------------
+# Linux takes off any number of priority tags (VID 0) without a VLAN device
+# (__netif_receive_skb_core(): check_vlan_id), and delivers the request
+# inside: hdrstrip reads up to eight tags; a deeper stack goes to the
+# on-error policy (drop by default), so such a connection never opens.
+
+def vlan_stack(n):
+    tpids = (0x88A8, 0x8100, 0x8100)
+    return [(tpids[i % len(tpids)], 0) for i in range(n)]
+
+
+def vlan_request(t, n):
+    c = rawtcp.Conn(t.link, SRC6 if t.fam == 6 else SRC4, t.dst, random.randrange(20000, 60000),
+                    t.port)
+    c.vlans = vlan_stack(n)
+    t.conns.append(c)
+    if not c.connect():
+        t.problem("no SYN-ACK through %d VLAN tags" % n)
+        return
+    r = req(t.host, [b"X-Keep: 1", t.internal(), b"X-Keep: 2"])
+    t.must_ack(c, c.send(r), "the request in %d VLAN tags" % n)
+    t.answers(c, 1)
+    t.expect(r)
+
+
+@case("vlan-prio-3", 13, "three priority tags (802.1ad, 802.1Q, 802.1Q, VID 0) around a request",
+      origins=ALL,
+      counters={"headers_masked": (">=", 1)})
+def vlan_prio_3(t):
+    vlan_request(t, 3)
+
+
+@case("vlan-prio-8", 13, "eight priority tags, the most hdrstrip reads", origins=ALL,
+      counters={"headers_masked": (">=", 1)})
+def vlan_prio_8(t):
+    vlan_request(t, 8)
+
+
+@case("vlan-prio-8-v6", 13, "eight priority tags around an IPv6 request",
+      counters={"headers_masked": (">=", 1)}, fam=6)
+def vlan_prio_8_v6(t):
+    vlan_request(t, 8)
+
+
+@case("vlan-prio-10", 13, "ten priority tags: more than read, dropped (on-error), never opened",
+      counters={"vlan_too_deep": (">=", 1), "packets_dropped": (">=", 1)})
+def vlan_prio_10(t):
+    # (tc-ingress sees one tag fewer: the device or the stack moved the
+    # outermost into the skb's metadata before the hook.)
+    c = rawtcp.Conn(t.link, SRC4, t.dst, random.randrange(20000, 60000), t.port)
+    c.vlans = vlan_stack(10)
+    t.conns.append(c)
+    if c.connect(timeout=DROP_WAIT):
+        t.problem("a SYN in ten VLAN tags was answered: the frame passed")
+
+
 # --- class 5: TCP Fast Open ---------------------------------------------------
 
 @case("tfo-request", 5, "a whole request with an internal field in the SYN, then another")

@@ -238,6 +238,9 @@ class Conn:
         self.dup_acks = 0
         self.window = window
         self.stream = {}  # relative offset -> byte: the bytes the receiver keeps
+        # VLAN tags every frame of ours carries, outermost first: (TPID,
+        # TCI) pairs (a TCI of 0: a priority tag, VID 0).
+        self.vlans = []
         link.conns[(src, sport, dst, dport)] = self
 
     # --- numbers ---
@@ -299,9 +302,13 @@ class Conn:
             ack = self.rcv_nxt if self.rcv_nxt is not None else 0
         if self.rcv_nxt is None and not flags & SYN:
             flags &= ~ACK
-        self.link.send(build_frame(self.link.src_mac, self.link.dst_mac, self.src, self.dst,
-                                   self.sport, self.dport, seq, ack, flags, data,
-                                   window=self.window, urg=urg, opts=opts, **kw))
+        frame = build_frame(self.link.src_mac, self.link.dst_mac, self.src, self.dst,
+                            self.sport, self.dport, seq, ack, flags, data,
+                            window=self.window, urg=urg, opts=opts, **kw)
+        if self.vlans:
+            tags = b"".join(struct.pack("!HH", tpid, tci) for tpid, tci in self.vlans)
+            frame = frame[:12] + tags + frame[12:]
+        self.link.send(frame)
 
     def connect(self, syn_data=b"", tfo=False, mss=1460, wscale=7, timeout=2.0):
         """Handshake; returns True once the SYN-ACK arrived (and was

@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# What the stack takes a request out of after the hooks have seen it
+# (issue 34), each with real clients and origins (node, nginx, python),
+# IPv4 and IPv6, at xdp and tc-ingress:
+#  - VXLAN: an overlay on the inspected interface, on the IANA port and on
+#    Linux's default one; a VXLAN on a port not in the tunnel table is
+#    warned about by attach and status, and read once 'update' names it;
+#  - a device without an Ethernet header: two TUN devices joined by a
+#    userspace relay (tunrelay.py), hdrstrip on the server's;
+#  - NAT: nftables DNAT and REDIRECT from ports not inspected to inspected
+#    ones (conntrack's lookup kfuncs).
+# Every case checks what the origins received (check_report: the internal
+# field masked, every other byte as sent) and hdrstrip's counters.
+. "$(dirname "$0")/lib.sh"
+
+e2e_init
+require_tools node nginx nft
+require_cli attach detach stats status update
+topo_setup off
+start_servers
+
+LIST=$WORK/list
+write_main_list "$LIST"
+ALL_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
+# client ADDR: one request with an internal field to every origin, checked
+# as each origin received it (client.py --check).
+send_checked() { # WHAT ADDR
+	step "$1: masked at node, nginx and python" \
+		client "$2" "$ALL_PORTS" -H "X-Internal-Auth: wire-secret-$RANDOM" \
+		-H "X-Keep: yes" --timeout 3 --check "$LIST"
+}
+cval() { printf '%s\n' "$1" | counter "$2"; }
+grew() { # BEFORE AFTER COUNTER MIN WHAT
+	local d=$(($(cval "$2" "$3") - $(cval "$1" "$3")))
+	assert_ge "$d" "$4" "$5: $3 grew"
+}
+
+# --- VXLAN: an overlay whose packets cross the inspected veth as UDP ---------
+vxlan_up() { # PORT
+	local port=$1
+	step "vxlan on UDP $port in $CNS" ip -n "$CNS" link add vxw type vxlan id 42 \
+		dstport "$port" local "$C4" remote "$S4" dev "$CDEV"
+	step "vxlan on UDP $port in $SNS" ip -n "$SNS" link add vxw type vxlan id 42 \
+		dstport "$port" local "$S4" remote "$C4" dev "$SDEV"
+	step "overlay addresses" ip -n "$CNS" addr add 10.88.0.1/24 dev vxw
+	step "overlay address (server)" ip -n "$SNS" addr add 10.88.0.2/24 dev vxw
+	step "overlay IPv6" ip -n "$CNS" -6 addr add fd88::1/64 dev vxw nodad
+	step "overlay IPv6 (server)" ip -n "$SNS" -6 addr add fd88::2/64 dev vxw nodad
+	step "overlay up" ip -n "$CNS" link set vxw up
+	step "overlay up (server)" ip -n "$SNS" link set vxw up
+}
+vxlan_down() {
+	ip -n "$CNS" link del vxw 2>/dev/null
+	ip -n "$SNS" link del vxw 2>/dev/null
+	return 0
+}
+
+NS=$SNS DEV=$SDEV
+note_attached "$NS" "$DEV"
+for port in 4789 8472; do
+	vxlan_up "$port"
+	for hook in xdp tc-ingress; do
+		what="VXLAN on $port, $hook"
+		step "$what: attach to the underlay" hs_s attach "$SDEV" --headers "$LIST" \
+			--hook "$hook" --ports "$ALL_PORTS"
+		before=$(hs_stats "$SNS" "$SDEV")
+		send_checked "$what, IPv4" 10.88.0.2
+		send_checked "$what, IPv6" fd88::2
+		after=$(hs_stats "$SNS" "$SDEV")
+		grew "$before" "$after" tunneled 6 "$what"
+		grew "$before" "$after" headers_masked 6 "$what"
+		assert_eq "$(($(cval "$after" packets_dropped) - $(cval "$before" packets_dropped)))" 0 \
+			"$what: nothing dropped"
+		step "$what: detach" hs_s detach "$SDEV"
+		assert_clean "$SNS" "$SDEV"
+	done
+	vxlan_down
+done
+
+# A VXLAN on a port the table does not name: said at attach and by status;
+# read once update names it.
+vxlan_up 4790
+expect_exit 0 "VXLAN on 4790: attach" hs_s attach "$SDEV" --headers "$LIST" --ports "$ALL_PORTS"
+assert_match "$EXPECT_OUT" "vxw \(vxlan\) takes packets out of UDP port 4790" \
+	"attach warns about the vxlan on a port not in the table"
+out=$(hs_s status "$SDEV")
+assert_match "$out" "WARNING .*vxw \(vxlan\).*4790" "status warns about it too"
+out=$(hs_s status "$SDEV" --json)
+assert_match "$out" '"warnings":\["vxw \(vxlan\)' "status --json lists the warning"
+step "VXLAN on 4790: update --vxlan-ports names it" hs_s update "$SDEV" --headers "$LIST" \
+	--vxlan-ports 4789,8472,4790
+out=$(hs_s status "$SDEV")
+assert_match "$out" "tunnels +vxlan 4789,4790,8472; geneve 6081" "status shows the tunnel ports"
+assert_no_match "$out" "WARNING" "no warning once the port is read"
+before=$(hs_stats "$SNS" "$SDEV")
+send_checked "VXLAN on 4790 after update, IPv4" 10.88.0.2
+after=$(hs_stats "$SNS" "$SDEV")
+grew "$before" "$after" tunneled 3 "VXLAN on 4790"
+step "VXLAN on 4790: detach" hs_s detach "$SDEV"
+assert_clean "$SNS" "$SDEV"
+vxlan_down
+
+# --- A device without an Ethernet header: TUN, joined by tunrelay.py ----------
+step "TUN devices" true
+step "TUN device in $CNS" ip -n "$CNS" tuntap add dev tunw mode tun
+step "TUN device in $SNS" ip -n "$SNS" tuntap add dev tunw mode tun
+"$PYTHON" "$E2E_DIR/tunrelay.py" "$CNS" tunw "$SNS" tunw "$WORK/relay.ready" \
+	>"$WORK/relay.log" 2>&1 &
+E2E_PIDS+=($!)
+poll_until 5 test -e "$WORK/relay.ready" || fail "tunrelay.py did not start: $(cat "$WORK/relay.log")"
+step "TUN point-to-point addresses" ip -n "$CNS" addr add 10.89.0.1 peer 10.89.0.2 dev tunw
+step "TUN address (server)" ip -n "$SNS" addr add 10.89.0.2 peer 10.89.0.1 dev tunw
+step "TUN up" ip -n "$CNS" link set tunw up
+step "TUN up (server)" ip -n "$SNS" link set tunw up
+step "TUN IPv6" ip -n "$CNS" -6 addr add fd89::1/128 dev tunw nodad
+step "TUN IPv6 (server)" ip -n "$SNS" -6 addr add fd89::2/128 dev tunw nodad
+step "TUN IPv6 route" ip -n "$CNS" -6 route add fd89::2/128 dev tunw
+step "TUN IPv6 route (server)" ip -n "$SNS" -6 route add fd89::1/128 dev tunw
+note_attached "$SNS" tunw
+for hook in xdp tc-ingress; do
+	what="TUN, $hook"
+	step "$what: attach" hs_s attach tunw --headers "$LIST" --hook "$hook" --ports "$ALL_PORTS"
+	out=$(hs_s status tunw)
+	assert_match "$out" "link +none" "$what: status shows a device without a link header"
+	before=$(hs_stats "$SNS" tunw)
+	send_checked "$what, IPv4" 10.89.0.2
+	send_checked "$what, IPv6" fd89::2
+	after=$(hs_stats "$SNS" tunw)
+	grew "$before" "$after" headers_masked 6 "$what"
+	grew "$before" "$after" inspected 6 "$what"
+	step "$what: detach" hs_s detach tunw
+	assert_clean "$SNS" tunw
+done
+
+# --- NAT: DNAT and REDIRECT from ports not inspected to inspected ones --------
+cat >"$WORK/nat.nft" <<EOF
+table inet hse2e_nat {
+	chain pre {
+		type nat hook prerouting priority dstnat;
+		tcp dport 18080 dnat ip to $S4:$PORT_NGINX
+		tcp dport 18080 dnat ip6 to [$S6]:$PORT_NGINX
+		tcp dport 18000 redirect to :$PORT_NODE
+		tcp dport 18081 redirect to :$PORT_PYTHON
+	}
+}
+EOF
+step "nftables DNAT and REDIRECT in $SNS" in_s nft -f "$WORK/nat.nft"
+for hook in xdp tc-ingress; do
+	what="NAT, $hook"
+	step "$what: attach (ports $ALL_PORTS only)" hs_s attach "$SDEV" --headers "$LIST" \
+		--hook "$hook" --ports "$ALL_PORTS"
+	before=$(hs_stats "$SNS" "$SDEV")
+	for fam in 4 6; do
+		step "$what: IPv$fam, DNAT 18080 -> nginx, REDIRECT 18000 -> node, 18081 -> python" \
+			client "$(saddr "$fam")" 18080,18000,18081 -H "X-Internal-Auth: nat-secret-$RANDOM" \
+			-H "X-Keep: yes" --timeout 3 --check "$LIST"
+	done
+	after=$(hs_stats "$SNS" "$SDEV")
+	grew "$before" "$after" nat_inspected 6 "$what"
+	grew "$before" "$after" headers_masked 6 "$what"
+	step "$what: detach" hs_s detach "$SDEV"
+	assert_clean "$SNS" "$SDEV"
+done
+
+for name in node nginx python; do
+	if grep -nE 'wire-secret|nat-secret' "$WORK/$name.log"; then
+		fail "$name received an internal value (above)"
+	fi
+done
+log "ok: no server log holds an internal value"
+log "PASS"
