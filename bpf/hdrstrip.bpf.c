@@ -92,6 +92,10 @@ struct scratch {
 	__u32 peer_known;
 	struct hs_peer peer;
 	struct hs_flow_key peer_key; /* (in scratch: the stack is full) */
+	/* NAT (nat_inspected()): conntrack's end of the client's stream so
+	 * far, and whether it saw the stream from its SYN. */
+	__u32 nat_seq;
+	__u32 nat_start;
 };
 
 struct {
@@ -448,6 +452,9 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 	if (f && sc->dir == HS_DIR_EITHER)
 		sc->dir = hs_stream_dir(&f->cur);
 	hs_seg_init(&sc->w, sc->s_seq, len, sc->s_win, sc->s_flags, (__u8)sc->dir);
+	/* A NAT'd connection whose first data byte this is: its flow starts
+	 * here (flow.h). */
+	sc->w.stream_start = !f && sc->nat_start && sc->s_seq == sc->nat_seq;
 	if (!hs_flow_live(f) && (sc->s_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN)
 		sc->w.conn_open = (__u8)(xdp ? conn_open_xdp(ctx, sc) : conn_open_tc(ctx, sc));
 	r = hs_seg_begin(&sc->w, f, cfg->untracked);
@@ -793,9 +800,27 @@ struct nf_conntrack_tuple_hash___hs {
 	struct nf_conntrack_tuple___hs tuple;
 } __attribute__((preserve_access_index));
 
+struct ip_ct_tcp_state___hs {
+	__u32 td_end; /* the sender's highest sequence number, plus its length */
+	__u8 flags;
+} __attribute__((preserve_access_index));
+
+struct ip_ct_tcp___hs {
+	struct ip_ct_tcp_state___hs seen[2];
+} __attribute__((preserve_access_index));
+
+union nf_conntrack_proto___hs {
+	struct ip_ct_tcp___hs tcp;
+} __attribute__((preserve_access_index));
+
 struct nf_conn___hs {
 	struct nf_conntrack_tuple_hash___hs tuplehash[2];
+	union nf_conntrack_proto___hs proto;
 } __attribute__((preserve_access_index));
+
+/* ip_ct_tcp_state.flags: a connection picked up mid-stream (its SYN never
+ * seen by conntrack). */
+#define HS_CT_TCP_FLAG_BE_LIBERAL 0x08
 
 extern struct nf_conn___hs *bpf_xdp_ct_lookup(struct xdp_md *ctx, struct bpf_sock_tuple *t,
 					      __u32 t_len, struct bpf_ct_opts___hs *o,
@@ -843,6 +868,12 @@ static __always_inline __u16 ct_dport(void *ctx, struct scratch *sc, const int x
 	if (!ct)
 		return 0;
 	port = bpf_ntohs(BPF_CORE_READ(ct, tuplehash[HS_CT_DIR_REPLY].tuple.src.u.all));
+	/* Where the client's stream is, as conntrack saw it: the end of its
+	 * SYN until a data byte went by (and no data can have gone by
+	 * unseen: conntrack knows a connection from its first packet, unless
+	 * it picked it up mid-stream). */
+	sc->nat_seq = BPF_CORE_READ(ct, proto.tcp.seen[0].td_end);
+	sc->nat_start = !(BPF_CORE_READ(ct, proto.tcp.seen[0].flags) & HS_CT_TCP_FLAG_BE_LIBERAL);
 	bpf_ct_release(ct);
 	return port;
 }
@@ -1001,6 +1032,7 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	}
 	if (pk->key.tunnel)
 		cnt->tunneled++;
+	sc->nat_start = 0;
 	if (packet_dir(sc, cfg) && !nat_inspected(ctx, sc, cfg, cnt, xdp)) {
 		/* Neither to nor from an inspected port, the one its socket
 		 * will see after NAT included: not a stream hdrstrip reads. */

@@ -180,7 +180,12 @@ struct hs_segwork {
 	 * answer the SYN with a challenge ACK and go on with that connection. */
 	__u8 conn_open;
 	__u8 dir; /* set by the caller: HS_DIR_RESPONSE for a stream of responses */
-	__u8 reserved[3];
+	/* Set by the caller before hs_seg_begin() for a data segment with no
+	 * flow that is known to start its stream: its SYN went by before the
+	 * hooks knew the connection was theirs (NAT: conntrack saw the SYN and
+	 * no data byte before this one). Its flow starts here, framed. */
+	__u8 stream_start;
+	__u8 reserved[2];
 	/* hs_seg_next()'s input (hs_seg_scanned()): the sequence number from
 	 * which the piece's end state held, when has_steady. */
 	__u32 steady_seq;
@@ -483,6 +488,7 @@ HS_INLINE void hs_seg_init(struct hs_segwork *w, __u32 seq, __u32 len, __u32 win
 	w->flags = flags;
 	w->ev = 0;
 	w->conn_open = 0;
+	w->stream_start = 0;
 }
 
 /*
@@ -563,6 +569,10 @@ HS_SUBPROG int hs_seg_begin(struct hs_segwork *w, struct hs_flow *f, __u8 untrac
 	} else if (!(flags & HS_TCP_ACK)) {
 		w->why = HS_WHY_NO_ACK;
 		return HS_SEG_DROP;
+	} else if (!f && w->stream_start) {
+		hs_flow_init(&w->fresh, seq, 0, w->dir);
+		w->ev |= HS_EV_FLOW_NEW;
+		return HS_SEG_CREATE;
 	} else if (!f) {
 		/* Opened before the attach, or evicted: nothing is known of
 		 * where the stream is, so no framing is trusted and every line

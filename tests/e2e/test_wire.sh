@@ -159,6 +159,11 @@ for hook in xdp tc-ingress; do
 	after=$(hs_stats "$SNS" "$SDEV")
 	grew "$before" "$after" nat_inspected 6 "$what"
 	grew "$before" "$after" headers_masked 6 "$what"
+	# Framed from their first byte (conntrack saw their SYNs and no data
+	# before it), not checked line by line as connections without state.
+	grew "$before" "$after" flows_new 6 "$what"
+	assert_eq "$(($(cval "$after" untracked) - $(cval "$before" untracked)))" 0 \
+		"$what: no NAT'd connection went untracked"
 	step "$what: detach" hs_s detach "$SDEV"
 	assert_clean "$SNS" "$SDEV"
 done
