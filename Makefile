@@ -66,6 +66,9 @@ BPF_OBJ := $(OUTPUT)/bpf/hdrstrip.bpf.o
 PROXY_OBJ := $(OUTPUT)/bpf/proxy.bpf.o
 SKEL := $(OUTPUT)/hdrstrip.skel.h
 PROXY_SKEL := $(OUTPUT)/proxy.skel.h
+# The UDP encapsulation sockets' iterator (user/encap.c runs it).
+ENCAP_OBJ := $(OUTPUT)/bpf/udp_encap.bpf.o
+ENCAP_SKEL := $(OUTPUT)/udp_encap.skel.h
 # The shared corpus beside the checkout, else the copy vendored in tests/.
 CORPUS ?= $(if $(wildcard ../shared/corpus/requests.http),$(abspath ../shared/corpus),$(abspath tests/corpus))
 export CORPUS
@@ -73,7 +76,7 @@ export CORPUS
 .DELETE_ON_ERROR:
 .PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format install uninstall
 
-all: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ)
+all: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ) $(ENCAP_OBJ)
 
 $(OUTPUT) $(OUTPUT)/core $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/bpf $(OUTPUT)/bench:
 	$(Q)mkdir -p $@
@@ -95,6 +98,10 @@ $(PROXY_SKEL): $(PROXY_OBJ)
 	$(call msg,SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip_proxy > $@
 
+$(ENCAP_SKEL): $(ENCAP_OBJ)
+	$(call msg,SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name hdrstrip_udp_encap > $@
+
 $(OUTPUT)/core/%.o: core/%.c $(CORE_HDRS) | $(OUTPUT)/core
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
@@ -108,7 +115,7 @@ $(OUTPUT)/user/%.o: user/%.c $(CORE_HDRS) $(wildcard user/*.h) | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
-$(patsubst user/%.c,$(OUTPUT)/user/%.o,$(filter %.c,$(SKEL_USERS))): $(SKEL) $(PROXY_SKEL)
+$(patsubst user/%.c,$(OUTPUT)/user/%.o,$(filter %.c,$(SKEL_USERS))): $(SKEL) $(PROXY_SKEL) $(ENCAP_SKEL)
 
 $(OUTPUT)/hdrstrip: $(CLI_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)

@@ -167,6 +167,41 @@ int tunnels_merge(struct hs_config *cfg, const struct tunnel_ports *t)
 	return 0;
 }
 
+int tunnels_found(struct hs_config *cfg)
+{
+	struct hs_encap_sock enc[HS_MAX_TUNNEL_PORTS * 4];
+	int n = udp_encap_ports(enc, (int)HS_ARRAY_SIZE(enc)), k = 0, i, j;
+
+	/* The last look's entries go; this one's come. */
+	for (i = 0; i < HS_MAX_TUNNEL_PORTS && cfg->tunnels[i].port; i++)
+		if (!(cfg->tunnels[i].flags & HS_TP_FOUND))
+			cfg->tunnels[k++] = cfg->tunnels[i];
+	for (i = k; i < HS_MAX_TUNNEL_PORTS; i++)
+		cfg->tunnels[i] = (struct hs_tunnel_port){ 0 };
+	if (n < 0) {
+		/* No iterator over UDP sockets: as many as sit on the table's
+		 * ports; unreadable, as if every one did. */
+		n = tunnels_bound(cfg->tunnels);
+		cfg->udp_tunnels = (__u8)(n < 0 ? HS_MAX_TUNNEL_PORTS : n);
+		return 0;
+	}
+	/* A UDP fragment passes only while no socket here takes packets out
+	 * of UDP (bpf/hdrstrip.bpf.c, fragment()). */
+	cfg->udp_tunnels = (__u8)(n < 255 ? n : 255);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < k && cfg->tunnels[j].port != enc[i].port; j++)
+			;
+		if (j < k)
+			continue; /* a VXLAN or GENEVE port, read inside */
+		if (k == HS_MAX_TUNNEL_PORTS)
+			return -E2BIG;
+		cfg->tunnels[k++] = (struct hs_tunnel_port){ .port = enc[i].port,
+							    .kind = HS_TUN_OPAQUE,
+							    .flags = HS_TP_FOUND };
+	}
+	return 0;
+}
+
 /* Is UDP port @port bound in /proc/net/@file (the current namespace's)?
  * 1, 0, or -errno when the file cannot be read. */
 static int udp_bound(const char *file, const struct hs_tunnel_port *table, unsigned char *seen)
@@ -306,11 +341,14 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		return -EINVAL;
 	}
 	if (!d->cgroup) {
-		/* Read again at every change: a UDP fragment passes only while
-		 * no socket here sits on a tunnel's port (bpf/hdrstrip.bpf.c,
-		 * fragment()); unreadable, as if one did. */
-		r = tunnels_bound(cfg.tunnels);
-		cfg.udp_tunnels = (__u8)(r < 0 ? HS_MAX_TUNNEL_PORTS : r);
+		r = tunnels_found(&cfg);
+		if (r == -E2BIG) {
+			pr_err("%s: the sockets of this namespace take packets out of more UDP ports "
+			       "than the tunnel table holds (%d in all, --vxlan-ports, --geneve-ports "
+			       "and --udp-tunnel-ports included)",
+			       d->name, HS_MAX_TUNNEL_PORTS);
+			return -EINVAL;
+		}
 	}
 	*next = cfg;
 	return 0;
@@ -337,35 +375,52 @@ struct tun_check {
 	const struct hs_config *cfg;
 	void (*say)(void *arg, const char *msg);
 	void *arg;
+	unsigned char told[HS_MAX_TUNNEL_PORTS]; /* entries a device's message covered */
 };
 
-/* A tunnel device of this namespace the hooks will not read: said. */
+/* The table's entry for UDP port @port, or -1. */
+static int tunnel_entry(const struct hs_config *cfg, int port)
+{
+	for (int i = 0; i < HS_MAX_TUNNEL_PORTS && cfg->tunnels[i].port; i++)
+		if (cfg->tunnels[i].port == port)
+			return i;
+	return -1;
+}
+
+/* A tunnel device of this namespace the hooks will not read inside:
+ * said. */
 static void tunnel_dev_check(const char *name, const char *kind, int udp_port, void *arg)
 {
-	static const char *const opaque[] = { "wireguard", "xfrm",  "vti",  "vti6",
+	static const char *const sealed[] = { "wireguard", "xfrm",    "vti", "vti6",
 					      "macsec",	   "bareudp", "gtp", "pptp" };
-	const struct tun_check *c = arg;
+	struct tun_check *c = arg;
 	char msg[512];
 	int want = !strcmp(kind, "vxlan") ? HS_TUN_VXLAN : !strcmp(kind, "geneve") ? HS_TUN_GENEVE
 										      : -1;
+	int e;
 
 	if (want >= 0) {
-		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && c->cfg->tunnels[i].port; i++)
-			if (c->cfg->tunnels[i].port == udp_port && c->cfg->tunnels[i].kind == want)
-				return;
+		e = tunnel_entry(c->cfg, udp_port);
+		if (e >= 0 && c->cfg->tunnels[e].kind == want)
+			return;
+		if (e >= 0)
+			c->told[e] = 1;
 		snprintf(msg, sizeof(msg),
 			 "%s (%s) takes packets out of UDP port %d, which is not among the %s ports: "
-			 "its traffic passes as plain UDP, unread; add the port (--%s-ports)",
-			 name, kind, udp_port, kind, kind);
+			 "%s; add the port (--%s-ports) to read them",
+			 name, kind, udp_port, kind,
+			 e >= 0 ? "they go to the --on-error policy" : "they pass as plain UDP, unread",
+			 kind);
 		c->say(c->arg, msg);
 		return;
 	}
-	for (size_t i = 0; i < HS_ARRAY_SIZE(opaque); i++)
-		if (!strcmp(kind, opaque[i])) {
+	for (size_t i = 0; i < HS_ARRAY_SIZE(sealed); i++)
+		if (!strcmp(kind, sealed[i])) {
 			snprintf(msg, sizeof(msg),
 				 "%s (%s) decrypts or unwraps what it receives after the hooks, in a "
-				 "form hdrstrip cannot read: attach to %s itself, or strip at the "
-				 "origin's sockets (attach --cgroup PATH --receive)",
+				 "form hdrstrip cannot read (its UDP packets go to the --on-error "
+				 "policy): attach to %s itself, or strip at the origin's sockets "
+				 "(attach --cgroup PATH --receive)",
 				 name, kind, name);
 			c->say(c->arg, msg);
 			return;
@@ -375,8 +430,20 @@ static void tunnel_dev_check(const char *name, const char *kind, int udp_port, v
 int tunnels_check(const struct hs_config *cfg, void (*say)(void *arg, const char *msg), void *arg)
 {
 	struct tun_check c = { .cfg = cfg, .say = say, .arg = arg };
+	int r = tunnel_devs(tunnel_dev_check, &c);
+	char msg[400];
 
-	return tunnel_devs(tunnel_dev_check, &c);
+	for (int i = 0; i < HS_MAX_TUNNEL_PORTS && cfg->tunnels[i].port; i++) {
+		if (!(cfg->tunnels[i].flags & HS_TP_FOUND) || c.told[i])
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "UDP port %u: a socket of this namespace takes packets out of it, in a form "
+			 "hdrstrip cannot read (FOU, GUE, L2TP, ESP in UDP, ...): they go to the "
+			 "--on-error policy (%s)",
+			 cfg->tunnels[i].port, hs_policy_name(cfg->on_error));
+		say(arg, msg);
+	}
+	return r;
 }
 
 void tunnels_format(const struct hs_tunnel_port *table, char *buf, size_t size)

@@ -27,6 +27,11 @@ struct tunnel_ports;
 /* The tunnel table @cfg would have with the kinds @t gives; -E2BIG when
  * they do not fit. */
 int tunnels_merge(struct hs_config *cfg, const struct tunnel_ports *t);
+/* The tunnel sockets of this network namespace into @cfg: each UDP port a
+ * socket takes packets out of that the table does not read (VXLAN, GENEVE)
+ * becomes an OPAQUE entry (HS_TP_FOUND: made again at every look), and
+ * udp_tunnels their count. 0, or -E2BIG when the table is full. */
+int tunnels_found(struct hs_config *cfg);
 /* How many ports of the table a UDP socket of this network namespace is
  * bound to (/proc/net/udp, udp6); -errno when neither can be read. */
 int tunnels_bound(const struct hs_tunnel_port *table);

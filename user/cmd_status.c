@@ -4,6 +4,7 @@
  * view.h), and the pins no attachment here uses.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,17 +142,21 @@ static void json_warning(void *arg, const char *msg)
 static void status_warnings(const struct found *f, void (*say)(void *arg, const char *msg))
 {
 	struct warn_out w = { 0 };
+	struct hs_config live;
 	char msg[320];
 	int n;
 
 	tunnels_check(&f->cfg, say, &w);
-	n = tunnels_bound(f->cfg.tunnels);
-	if (n >= 0 && n != f->cfg.udp_tunnels) {
+	/* The namespace's tunnel sockets now, against the table's last look. */
+	live = f->cfg;
+	n = tunnels_found(&live);
+	if (n == -E2BIG || memcmp(live.tunnels, f->cfg.tunnels, sizeof(live.tunnels)) ||
+	    live.udp_tunnels != f->cfg.udp_tunnels) {
 		snprintf(msg, sizeof(msg),
-			 "UDP sockets sit on %d of the tunnel ports now, %u when the list was applied: "
-			 "run 'hdrstrip update %s --headers FILE' so that UDP fragments are judged "
-			 "by what is there",
-			 n, f->cfg.udp_tunnels, f->d.name);
+			 "the UDP sockets that take packets out of a tunnel here changed since the "
+			 "list was applied (%u then): run 'hdrstrip update %s --headers FILE' so "
+			 "that the hooks know their ports",
+			 f->cfg.udp_tunnels, f->d.name);
 		say(&w, msg);
 	}
 }

@@ -211,6 +211,11 @@ int tc_qdisc_release(const struct dev *d);
 int tc_qdisc_exists(int ifindex);
 /* The filters on @ifindex's clsact qdisc, both directions, anyone's. */
 int tc_count_filters(int ifindex, int *count);
+/* The UDP sockets of this network namespace with an encapsulation (each
+ * port once), at most @max into @out: how many, or -errno when the kernel
+ * cannot say (no BPF iterator over UDP sockets). */
+struct hs_encap_sock;
+int udp_encap_ports(struct hs_encap_sock *out, int max);
 /* Every device of this network namespace that has a kind (ip -d link:
  * vxlan, geneve, wireguard, ipip, ...), with its UDP port for vxlan and
  * geneve (0 for others), to @cb. 0 or -errno. */

@@ -39,10 +39,25 @@ enum hs_tunnel {
 struct hs_tunnel_port {
 	__u16 port; /* host order; 0: an empty entry (the table's end) */
 	__u8 kind; /* enum hs_tunnel: VXLAN, GENEVE or OPAQUE */
-	__u8 reserved;
+	__u8 flags; /* HS_TP_* */
 };
 
+/* The loader found a socket that takes packets out of this port (an
+ * OPAQUE entry made at attach or update, made again at each). */
+#define HS_TP_FOUND 0x01
+
 _Static_assert(sizeof(struct hs_tunnel_port) == 4, "hs_tunnel_port layout");
+
+/* A record of bpf/udp_encap.bpf.c's iterator: a UDP socket of the
+ * namespace with an encapsulation (udp_sock.encap_type, or an encap_rcv
+ * of a kernel tunnel). */
+struct hs_encap_sock {
+	__u16 port; /* local port, host order */
+	__u8 encap_type; /* UDP_ENCAP_*: 1 for the kernel's UDP tunnels */
+	__u8 family; /* AF_INET, AF_INET6 */
+};
+
+_Static_assert(sizeof(struct hs_encap_sock) == 4, "hs_encap_sock layout");
 
 #ifndef __bpf__
 /* The table's default: VXLAN's and GENEVE's ports. */

@@ -78,16 +78,25 @@ for port in 4789 8472; do
 	vxlan_down
 done
 
-# A VXLAN on a port the table does not name: said at attach and by status;
-# read once update names it.
+# A VXLAN on a port the table does not name: its socket is found (a BPF
+# iterator over the namespace's UDP sockets), so the port goes to the
+# on-error policy (drop) rather than passing as plain UDP; said at attach
+# and by status; read once update names it.
 vxlan_up 4790
 expect_exit 0 "VXLAN on 4790: attach" hs_s attach "$SDEV" --headers "$LIST" --ports "$ALL_PORTS"
-assert_match "$EXPECT_OUT" "vxw \(vxlan\) takes packets out of UDP port 4790" \
+assert_match "$EXPECT_OUT" "vxw \(vxlan\) takes packets out of UDP port 4790, .*they go to the --on-error policy" \
 	"attach warns about the vxlan on a port not in the table"
 out=$(hs_s status "$SDEV")
+assert_match "$out" "tunnels +vxlan 4789,8472; geneve 6081; udp 4790" \
+	"status: the found port is in the table"
 assert_match "$out" "WARNING .*vxw \(vxlan\).*4790" "status warns about it too"
 out=$(hs_s status "$SDEV" --json)
 assert_match "$out" '"warnings":\["vxw \(vxlan\)' "status --json lists the warning"
+before=$(hs_stats "$SNS" "$SDEV")
+expect_exit 3 "VXLAN on 4790 before update: nothing gets through (on-error drop)" \
+	client 10.88.0.2 "$PORT_NODE" -H "X-Internal-Auth: wire-secret-$RANDOM" --timeout 1
+after=$(hs_stats "$SNS" "$SDEV")
+grew "$before" "$after" encap_unknown 1 "VXLAN on 4790 before update"
 step "VXLAN on 4790: update --vxlan-ports names it" hs_s update "$SDEV" --headers "$LIST" \
 	--vxlan-ports 4789,8472,4790
 out=$(hs_s status "$SDEV")

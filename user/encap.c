@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The UDP sockets of this network namespace that take packets out of a
+ * tunnel (bpf/udp_encap.bpf.c's iterator): their ports are where a UDP
+ * datagram may turn into a TCP segment for an inspected socket.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "loader.h"
+#include "udp_encap.skel.h"
+
+int udp_encap_ports(struct hs_encap_sock *out, int max)
+{
+	struct hdrstrip_udp_encap *skel = hdrstrip_udp_encap__open_and_load();
+	struct hs_encap_sock rec;
+	struct bpf_link *link;
+	int fd, n = 0, r = 0;
+	ssize_t got;
+
+	if (!skel)
+		return -errno;
+	link = bpf_program__attach_iter(skel->progs.hdrstrip_udp_encap, NULL);
+	if (!link) {
+		r = -errno;
+		goto out;
+	}
+	/* The iterator walks the namespace of the process that makes its fd:
+	 * this one's. */
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		r = -errno;
+		goto out_link;
+	}
+	while ((got = read(fd, &rec, sizeof(rec))) == (ssize_t)sizeof(rec)) {
+		int dup = 0;
+
+		for (int i = 0; i < n; i++)
+			dup |= out[i].port == rec.port;
+		if (!dup && n < max)
+			out[n++] = rec;
+	}
+	if (got < 0)
+		r = -errno;
+	close(fd);
+out_link:
+	bpf_link__destroy(link);
+out:
+	hdrstrip_udp_encap__destroy(skel);
+	return r ? r : n;
+}
