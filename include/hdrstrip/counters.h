@@ -46,8 +46,9 @@
 	  "policy).")                                                                              \
 	X(non_http, "Inspected payloads that do not start an HTTP/1.x request.")                   \
 	X(fragments,                                                                               \
-	  "IP fragments of TCP: passed when they are not to an inspected port, else the "          \
-	  "on-error policy decided.")                                                              \
+	  "IP fragments of datagrams that may carry TCP: passed when no inspected socket can get " \
+	  "them (a port not inspected, a UDP port no tunnel takes), else the on-error policy "     \
+	  "decided.")                                                                              \
 	X(scan_incomplete,                                                                         \
 	  "Payloads that could not be scanned to the end (the on-error policy applied).")          \
 	X(truncated,                                                                               \
