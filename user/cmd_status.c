@@ -122,6 +122,11 @@ static void json_flows(__u32 flows)
 		printf(",\"flows\":null");
 }
 
+static int port_on(const struct hs_config *cfg, int port)
+{
+	return port > 0 && port < 65536 && (cfg->ports[port / 64] >> (port % 64) & 1);
+}
+
 /* The warnings of a device's status: what its hooks cannot read here. */
 struct warn_out {
 	int n;
@@ -139,6 +144,40 @@ static void json_warning(void *arg, const char *msg)
 	json_str(msg);
 }
 
+struct nat_seen {
+	const struct hs_config *cfg;
+	void (*say)(void *arg, const char *msg);
+	struct warn_out *w;
+	int pairs[8][2];
+	int n;
+};
+
+/* A connection NAT took from a port not inspected to an inspected one,
+ * which the hooks cannot see as such (--nat off, or no kfuncs): said once
+ * a pair of ports. */
+static void nat_pair(int from, int to, void *arg)
+{
+	struct nat_seen *ns = arg;
+	char msg[320];
+
+	if (!port_on(ns->cfg, to) || port_on(ns->cfg, from))
+		return;
+	for (int i = 0; i < ns->n; i++)
+		if (ns->pairs[i][0] == from && ns->pairs[i][1] == to)
+			return;
+	if (ns->n < 8) {
+		ns->pairs[ns->n][0] = from;
+		ns->pairs[ns->n][1] = to;
+		ns->n++;
+	}
+	snprintf(msg, sizeof(msg),
+		 "conntrack holds connections NAT'd from port %d, not inspected, to inspected port "
+		 "%d: the ingress hooks pass them without a look (%s); use --nat lookup on a kernel "
+		 "with conntrack's kfuncs, or inspect port %d too",
+		 from, to, ns->cfg->nat == HS_NAT_OFF ? "--nat off" : "no conntrack kfuncs", from);
+	ns->say(ns->w, msg);
+}
+
 static void status_warnings(const struct found *f, void (*say)(void *arg, const char *msg))
 {
 	struct warn_out w = { 0 };
@@ -147,6 +186,14 @@ static void status_warnings(const struct found *f, void (*say)(void *arg, const 
 	int n;
 
 	tunnels_check(&f->cfg, say, &w);
+	if (f->cfg.nat != HS_NAT_LOOKUP || !ct_kfuncs_present()) {
+		struct nat_seen ns = { .cfg = &f->cfg, .say = say, .w = &w };
+
+		if (f->cfg.nat == HS_NAT_LOOKUP)
+			say(&w, "this kernel has no conntrack lookup kfuncs (bpf_xdp_ct_lookup): "
+				"--nat lookup cannot see where NAT takes a connection");
+		ct_nat_ports(nat_pair, &ns);
+	}
 	/* The namespace's tunnel sockets now, against the table's last look. */
 	live = f->cfg;
 	n = tunnels_found(&live);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "loader.h"
@@ -52,4 +53,22 @@ out_link:
 out:
 	hdrstrip_udp_encap__destroy(skel);
 	return r ? r : n;
+}
+
+int ct_kfuncs_present(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf(), *mod;
+	int found;
+
+	if (!vmlinux)
+		return 0;
+	found = btf__find_by_name_kind(vmlinux, "bpf_xdp_ct_lookup", BTF_KIND_FUNC) > 0;
+	if (!found) {
+		/* A modular conntrack keeps them in its own BTF. */
+		mod = btf__load_module_btf("nf_conntrack", vmlinux);
+		found = mod && btf__find_by_name_kind(mod, "bpf_xdp_ct_lookup", BTF_KIND_FUNC) > 0;
+		btf__free(mod);
+	}
+	btf__free(vmlinux);
+	return found;
 }

@@ -211,6 +211,12 @@ int tc_qdisc_release(const struct dev *d);
 int tc_qdisc_exists(int ifindex);
 /* The filters on @ifindex's clsact qdisc, both directions, anyone's. */
 int tc_count_filters(int ifindex, int *count);
+/* Every TCP connection conntrack holds in this network namespace whose
+ * port NAT rewrote, with the port its client sent to and the one its
+ * socket has, to @cb. 0 or -errno (no conntrack). */
+int ct_nat_ports(void (*cb)(int from_port, int to_port, void *arg), void *arg);
+/* Has the running kernel conntrack's lookup kfuncs (--nat lookup)? */
+int ct_kfuncs_present(void);
 /* The UDP sockets of this network namespace with an encapsulation (each
  * port once), at most @max into @out: how many, or -errno when the kernel
  * cannot say (no BPF iterator over UDP sockets). */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
+#include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nfnetlink_conntrack.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -201,6 +203,101 @@ int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, voi
 			}
 			if (kind)
 				cb(name, kind, data ? udp_port_of(kind, data) : 0, arg);
+		}
+	}
+out:
+	close(fd);
+	return r;
+}
+
+/* The attribute @type among the nested ones of @nest, or NULL. */
+static const struct rtattr *nested(const struct rtattr *nest, int type)
+{
+	int alen = RTA_PAYLOAD(nest);
+
+	for (const struct rtattr *a = RTA_DATA(nest); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if ((a->rta_type & ~NLA_F_NESTED) == type)
+			return a;
+	return NULL;
+}
+
+/* A conntrack tuple's TCP port (@which: CTA_PROTO_SRC_PORT, _DST_PORT), or
+ * -1 when it is no TCP tuple. */
+static int tuple_port(const struct rtattr *tuple, int which)
+{
+	const struct rtattr *proto = nested(tuple, CTA_TUPLE_PROTO), *num, *port;
+	const unsigned char *p;
+
+	if (!proto || !(num = nested(proto, CTA_PROTO_NUM)) || *(const __u8 *)RTA_DATA(num) != 6 ||
+	    !(port = nested(proto, which)))
+		return -1;
+	p = RTA_DATA(port);
+	return p[0] << 8 | p[1];
+}
+
+struct ct_dump_req {
+	struct nlmsghdr nh;
+	struct nfgenmsg nfg;
+};
+
+int ct_nat_ports(void (*cb)(int from_port, int to_port, void *arg), void *arg)
+{
+	struct ct_dump_req req;
+	char buf[32768];
+	int fd, r = 0, done = 0;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.nfg));
+	req.nh.nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = 1;
+	req.nfg.nfgen_family = AF_UNSPEC;
+	req.nfg.version = NFNETLINK_V0;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
+		r = -errno;
+		goto out;
+	}
+	while (!done) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n <= 0) {
+			r = n ? -errno : 0;
+			break;
+		}
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			const struct rtattr *a, *orig = NULL, *reply = NULL;
+			int alen, from, to;
+
+			if (nh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				r = ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
+				done = 1;
+				break;
+			}
+			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(struct nfgenmsg));
+			for (a = (const struct rtattr *)((const char *)NLMSG_DATA(nh) +
+							 NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+			     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_ORIG)
+					orig = a;
+				else if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_REPLY)
+					reply = a;
+			}
+			if (!orig || !reply)
+				continue;
+			/* The port the client sent to, and the one its reply
+			 * comes from: the socket's own. */
+			from = tuple_port(orig, CTA_PROTO_DST_PORT);
+			to = tuple_port(reply, CTA_PROTO_SRC_PORT);
+			if (from > 0 && to > 0 && from != to)
+				cb(from, to, arg);
 		}
 	}
 out:

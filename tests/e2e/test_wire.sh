@@ -177,6 +177,18 @@ for hook in xdp tc-ingress; do
 	assert_clean "$SNS" "$SDEV"
 done
 
+# --nat off: the hooks do not look, and status says which NAT'd
+# connections conntrack holds that they pass (the ones just made).
+step "NAT, --nat off: attach" hs_s attach "$SDEV" --headers "$LIST" --ports "$ALL_PORTS" --nat off
+out=$(hs_s status "$SDEV")
+assert_match "$out" "nat +off" "status shows --nat off"
+assert_match "$out" "WARNING .*NAT'd from port 18080, not inspected, to inspected port $PORT_NGINX" \
+	"status warns about the DNAT to nginx it cannot see"
+assert_match "$out" "WARNING .*NAT'd from port 18000, not inspected, to inspected port $PORT_NODE" \
+	"status warns about the REDIRECT to node"
+step "NAT, --nat off: detach" hs_s detach "$SDEV"
+assert_clean "$SNS" "$SDEV"
+
 for name in node nginx python; do
 	if grep -nE 'wire-secret|nat-secret' "$WORK/$name.log"; then
 		fail "$name received an internal value (above)"
