@@ -17,6 +17,7 @@
 enum hs_verdict {
 	HS_VERDICT_PASS = 0,
 	HS_VERDICT_DROP,
+	HS_VERDICT_TX, /* rewritten into a reply: back where it came from (reject.h) */
 };
 
 /* The flag every ctx_* helper takes: an XDP frame or an skb (tc-ingress and
@@ -41,9 +42,10 @@ static __always_inline void *ctx_data_end(void *ctx, const int xdp)
 static __always_inline int ctx_verdict(enum hs_verdict v, const int xdp)
 {
 	if (xdp)
-		return v == HS_VERDICT_DROP ? XDP_DROP : XDP_PASS;
-	/* UNSPEC, not OK: let any later classifier on the hook run too. */
-	return v == HS_VERDICT_DROP ? TC_ACT_SHOT : TC_ACT_UNSPEC;
+		return v == HS_VERDICT_DROP ? XDP_DROP : v == HS_VERDICT_TX ? XDP_TX : XDP_PASS;
+	/* UNSPEC, not OK: let any later classifier on the hook run too. (TX:
+	 * bpf_redirect() was called.) */
+	return v == HS_VERDICT_DROP ? TC_ACT_SHOT : v == HS_VERDICT_TX ? TC_ACT_REDIRECT : TC_ACT_UNSPEC;
 }
 
 /*

@@ -18,6 +18,7 @@
 #include "maps.bpf.h"
 #include "normalize.h"
 #include "parse.h"
+#include "reject.h"
 #include "scan_loop.h"
 #include "floor_scan.h" /* after scan_loop.h: benchmarks only */
 
@@ -96,6 +97,7 @@ struct scratch {
 	 * far, and whether it saw the stream from its SYN. */
 	__u32 nat_seq;
 	__u32 nat_start;
+	__u32 rejects; /* the drop rule that stopped the segment is a reject rule */
 };
 
 struct {
@@ -246,8 +248,11 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 		cnt->split_names += sc->s.premasked;
 		sc->csum_acc += sc->s.csum_acc;
 		phase = sc->s.st.phase;
-		if (phase == HS_PH_DROPPED)
+		if (phase == HS_PH_DROPPED) {
+			sc->rejects = t->rules[(sc->s.rule - 1) & (HS_MAX_NAMES - 1)].action ==
+				      HS_ACT_REJECT;
 			return HS_SEG_DROP;
+		}
 		if (phase == HS_PH_HALT)
 			return HS_SEG_POLICY;
 		if (!sc->done) {
@@ -991,6 +996,7 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	if (maps_lookup(&cfg, &cnt) || !sc)
 		return HS_VERDICT_PASS;
 	sc->why = HS_EVR_ON_ERROR;
+	sc->rejects = 0;
 	cnt->packets++;
 	pk = &sc->pk;
 
@@ -1083,6 +1089,23 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	return HS_VERDICT_PASS;
 }
 
+/* The dropped TCP segment in sc->pk answered with a reset (reject.h): 1,
+ * or 0 to drop it as it is. */
+__attribute__((noinline)) int reject_xdp(struct xdp_md *ctx, struct scratch *sc)
+{
+	return sc ? reject_send(ctx, &sc->pk, sc->csum_class == NORM_CSUM_OFFLOAD, 0, CTX_XDP,
+				link_type == HS_L2_NONE ? HS_L2_NONE : HS_L2_ETHER)
+		  : 0;
+}
+
+__attribute__((noinline)) int reject_tc(struct __sk_buff *ctx, struct scratch *sc)
+{
+	return sc ? reject_send(ctx, &sc->pk, sc->csum_class == NORM_CSUM_OFFLOAD,
+				event_hook == HS_HOOK_TC_EGRESS, CTX_SKB,
+				link_type == HS_L2_NONE ? HS_L2_NONE : HS_L2_ETHER)
+		  : 0;
+}
+
 /*
  * The packet's verdict, where a drop is counted: dropped (a packet dropped
  * for another reason than a drop rule, whose line made its own event,
@@ -1095,6 +1118,7 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
 	enum hs_verdict v;
+	int rejects;
 
 	if (!sc)
 		return HS_VERDICT_PASS;
@@ -1111,8 +1135,18 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 		cnt->packets_dropped++;
 		cnt->responses_dropped += sc->why == HS_EVR_RULE && sc->dir == HS_DIR_RESPONSE;
 	}
+	/* A reject rule, or --on-error reject for what the policy stopped
+	 * (a TCP segment: pk.csum_off is set once its header was read). */
+	rejects = sc->why == HS_EVR_RULE ? sc->rejects
+					 : sc->why == HS_EVR_ON_ERROR &&
+						   cfg->on_error == HS_POLICY_REJECT && sc->pk.csum_off;
 	if (sc->why != HS_EVR_RULE)
-		event_drop(&sc->ev, &sc->pk.key, HS_ACT_DROP, (__u8)sc->why);
+		event_drop(&sc->ev, &sc->pk.key, rejects ? HS_ACT_REJECT : HS_ACT_DROP,
+			   (__u8)sc->why);
+	if (rejects && (xdp ? reject_xdp(ctx, sc) : reject_tc(ctx, sc))) {
+		cnt->packets_rejected++;
+		return HS_VERDICT_TX;
+	}
 	return v;
 }
 

@@ -123,7 +123,7 @@ static __always_inline void scan_event(const struct scan_arg *c, const struct hs
 	ev->rule = s->rule;
 	ev->generation = t->generation;
 	ev->action = act;
-	ev->reason = act == HS_ACT_DROP ? HS_EVR_RULE : HS_EVR_NONE;
+	ev->reason = hs_action_drops(act) ? HS_EVR_RULE : HS_EVR_NONE;
 	if (len > HS_EVENT_NAME_MAX)
 		len = HS_EVENT_NAME_MAX;
 	if ((__u8 *)data + off + len > (__u8 *)data_end)

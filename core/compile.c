@@ -82,11 +82,20 @@ static __u16 first_for(const struct hs_name *const *sorted, __u32 lo, __u32 hi,
  * the rule + 1 that covers its name in each direction: its own for d,
  * else its parent's.
  */
-/* How much a rule's action keeps from a reader: drop, then mask, then
- * observe. */
+/* How much a rule's action keeps from a reader: reject (a drop that tells
+ * the sender), drop, then mask, then observe. */
 static int action_rank(__u8 a)
 {
-	return a == HS_ACT_DROP ? 2 : a == HS_ACT_MASK ? 1 : 0;
+	switch (a) {
+	case HS_ACT_REJECT:
+		return 3;
+	case HS_ACT_DROP:
+		return 2;
+	case HS_ACT_MASK:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Of rules @a and @b (rule + 1, 0: none), the one a stream of either

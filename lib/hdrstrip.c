@@ -31,6 +31,8 @@ static enum hs_rule_action public_action(enum hs_action a)
 	switch (a) {
 	case HS_ACT_DROP:
 		return HS_ACTION_DROP;
+	case HS_ACT_REJECT:
+		return HS_ACTION_REJECT;
 	case HS_ACT_OBSERVE:
 		return HS_ACTION_OBSERVE;
 	case HS_ACT_MASK:

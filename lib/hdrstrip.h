@@ -59,6 +59,9 @@ enum hs_rule_action {
 	HS_ACTION_MASK = 0, /* overwrite the field line in place, same length */
 	HS_ACTION_DROP = 1, /* refuse the whole request */
 	HS_ACTION_OBSERVE = 2, /* count it (headers_observed), change nothing */
+	/* Refuse the request as DROP does; at the kernel hooks the client's
+	 * connection is reset too. In process, as DROP. */
+	HS_ACTION_REJECT = 3,
 };
 
 /* One name of the list. */

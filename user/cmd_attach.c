@@ -16,7 +16,7 @@
 
 static const char attach_usage[] =
 	"Usage: hdrstrip attach DEV --headers FILE [--hook xdp|tc-ingress|tc-egress]\n"
-	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|pass]\n"
+	"                       [--xdp-mode native|skb] [--ports 80,8080] [--on-error drop|reject|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
 	"                       [--event-rate N] [--observe | --enforce] [--nat lookup|off]\n"
 	"                       [--vxlan-ports LIST] [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
@@ -33,7 +33,8 @@ static const char attach_usage[] =
 	"                        with response rules, responses from them too\n"
 	"  --on-error POLICY     what to do with a request that cannot be fully inspected\n"
 	"                        (ambiguous framing, a gap in its headers, too long to scan):\n"
-	"                        drop (default) or pass (then scanned line by line)\n"
+	"                        drop (default), reject (drop, and reset the client's\n"
+	"                        connection) or pass (then scanned line by line)\n"
 	"  --untracked POLICY    segments of connections without state (older than the attach,\n"
 	"                        or evicted) that do not start a request: scan (default: mask\n"
 	"                        every line that looks like an internal field), pass or drop\n"

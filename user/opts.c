@@ -113,14 +113,14 @@ int opt_on_error(const struct dev_cmd *c, const char *arg, int *out)
 	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
 	if (*out >= 0 && *out != HS_POLICY_SCAN)
 		return -1;
-	pr_err("%s: unknown policy '%s' (expected drop or pass)", c->name, arg);
+	pr_err("%s: unknown policy '%s' (expected drop, reject or pass)", c->name, arg);
 	return EXIT_USAGE;
 }
 
 int opt_untracked(const struct dev_cmd *c, const char *arg, int *out)
 {
 	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
-	if (*out >= 0)
+	if (*out >= 0 && *out != HS_POLICY_REJECT)
 		return -1;
 	pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)", c->name,
 	       arg);

@@ -58,7 +58,8 @@ enum hs_urgent {
 #define HS_POLICIES(X)                                                                             \
 	X(DROP, "drop")                                                                            \
 	X(PASS, "pass")                                                                            \
-	X(SCAN, "scan") /* untracked segments only: mask internal-looking lines */
+	X(SCAN, "scan") /* untracked segments only: mask internal-looking lines */                  \
+	X(REJECT, "reject") /* --on-error only: drop, and reset the sender's connection */
 
 enum hs_policy {
 #define HS_POLICY_ENUM(id, name) HS_POLICY_##id,
@@ -86,7 +87,8 @@ enum hs_nat {
 /* Stored in the config map: a value never changes meaning. */
 _Static_assert(HS_URGENT_CLEAR == 0 && HS_URGENT_DROP == 1, "hs_urgent values");
 _Static_assert(HS_NAT_LOOKUP == 0 && HS_NAT_OFF == 1, "hs_nat values");
-_Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2,
+_Static_assert(HS_POLICY_DROP == 0 && HS_POLICY_PASS == 1 && HS_POLICY_SCAN == 2 &&
+		       HS_POLICY_REJECT == 3,
 	       "hs_policy values");
 
 #ifndef __bpf__

@@ -211,7 +211,7 @@ HS_INLINE int hs_observed(struct hs_scan *s, const struct hs_trie *t, __u32 v, _
 HS_INLINE int hs_matched(struct hs_scan *s, const struct hs_trie *t, __u32 v, __u32 pos, __u32 next)
 {
 	hs_note_match(s, v, pos);
-	if (t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action == HS_ACT_DROP) {
+	if (hs_action_drops(t->rules[(v - 1) & (HS_MAX_NAMES - 1)].action)) {
 		s->st.phase = HS_PH_DROPPED;
 		return HS_STEP_MATCH;
 	}

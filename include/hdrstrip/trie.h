@@ -117,7 +117,8 @@ HS_INLINE __u32 hs_rule_dirs(__u32 flags)
 #define HS_ACTIONS(X)                                                                              \
 	X(MASK, "mask") /* rewrite the field line in place, same length */                         \
 	X(DROP, "drop") /* drop the packet that carries it */                                      \
-	X(OBSERVE, "observe") /* count and report it; change and drop nothing */
+	X(OBSERVE, "observe") /* count and report it; change and drop nothing */                   \
+	X(REJECT, "reject") /* drop it and reset the sender's connection (at the hooks) */
 
 enum hs_action {
 #define HS_ACTION_ENUM(id, name) HS_ACT_##id,
@@ -126,7 +127,15 @@ enum hs_action {
 	HS_ACT_MAX
 };
 /* Stored in the trie map: a value never changes meaning. */
-_Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1 && HS_ACT_OBSERVE == 2, "hs_action values");
+_Static_assert(HS_ACT_MASK == 0 && HS_ACT_DROP == 1 && HS_ACT_OBSERVE == 2 && HS_ACT_REJECT == 3,
+	       "hs_action values");
+
+/* A rule whose match stops the packet: drop and reject alike (a reject is
+ * a drop whose sender is told, by the datapath, at the hooks). */
+static inline int hs_action_drops(unsigned int a)
+{
+	return a == HS_ACT_DROP || a == HS_ACT_REJECT;
+}
 
 #ifndef __bpf__
 HS_NAME_TABLE(hs_action_names, HS_ACTIONS, HS_ACT_MAX);

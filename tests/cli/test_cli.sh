@@ -521,10 +521,11 @@ int main(void)
 	printf("--hook");
 	for (int h = 0; h < HS_HOOK_CGROUP; h++) /* cgroup is --cgroup, not a --hook */
 		printf(" %s", hs_hook_names[h]);
-	printf("\n--on-error %s %s\n--untracked", hs_policy_names[HS_POLICY_DROP],
-	       hs_policy_names[HS_POLICY_PASS]);
+	printf("\n--on-error %s %s %s\n--untracked", hs_policy_names[HS_POLICY_DROP],
+	       hs_policy_names[HS_POLICY_PASS], hs_policy_names[HS_POLICY_REJECT]);
 	for (int p = 0; p < HS_POLICY_MAX; p++)
-		printf(" %s", hs_policy_names[p]);
+		if (p != HS_POLICY_REJECT) /* --on-error's only */
+			printf(" %s", hs_policy_names[p]);
 	printf("\n--urgent");
 	for (int u = 0; u < HS_URGENT_MAX; u++)
 		printf(" %s", hs_urgent_names[u]);

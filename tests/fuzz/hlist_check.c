@@ -92,6 +92,8 @@ static int naive_read(const char *t, size_t len, struct lib_list *r, int *dirs)
 				act = HS_ACT_DROP;
 			else if (word_is(s + i, k, "observe"))
 				act = HS_ACT_OBSERVE;
+			else if (word_is(s + i, k, "reject"))
+				act = HS_ACT_REJECT;
 			else if (word_is(s + i, k, "response"))
 				d = 1 << HS_DIR_RESPONSE;
 			else if (word_is(s + i, k, "both"))

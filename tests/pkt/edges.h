@@ -18,6 +18,8 @@ int pt_truncation_sweep(struct th *h, int *runs, int *refused);
 int pt_limits(struct th *h, struct pt_limits *lim);
 int pt_many_headers(struct th *h, int n_benign);
 int pt_trie_swap(struct th *h);
+/* Reject rules and --on-error reject: the reset sent back (reject.c). */
+int pt_reject_cases(struct th *h);
 
 struct pt_corpus_stats {
 	unsigned int requests, packets, modified, masked, dropped; /* modified etc.: packets */

@@ -146,6 +146,17 @@ static void test_truncation(void **state)
 	assert_int_equal(bad, 0);
 }
 
+static void test_reject(void **state)
+{
+	int bad;
+
+	(void)state;
+	bad = pt_reject_cases(&pt.obj14);
+	/* The fixture list and config back for the tests after this one. */
+	assert_int_equal(prepare(&pt.obj14), 0);
+	assert_int_equal(bad, 0);
+}
+
 static void test_junk(void **state)
 {
 	(void)state;
@@ -389,6 +400,7 @@ static void test_clang19(void **state)
 	bad += pt_check_table(&pt.obj19, pt_http_cases, pt_n_http_cases, PT_ALL_HOOKS);
 	bad += pt_check_table(&pt.obj19, pt_layer_cases, pt_n_layer_cases, PT_ALL_HOOKS);
 	bad += pt_check_table(&pt.obj19, pt_malformed_cases, pt_n_malformed_cases, PT_ALL_HOOKS);
+	bad += pt_reject_cases(&pt.obj19);
 	th_close(&pt.obj19);
 	assert_int_equal(bad, 0);
 }
@@ -402,6 +414,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_reject),
 		cmocka_unit_test(test_junk),
 		cmocka_unit_test(test_many_headers),
 		cmocka_unit_test(test_swap),
