@@ -39,8 +39,8 @@
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
 	X(packets_rejected,                                                                        \
-	  "Of the packets dropped, those answered with a TCP reset to their sender (reject "       \
-	  "rules, --on-error reject).")                                                            \
+	  "TCP resets sent back to the senders of dropped packets (reject rules, --on-error "      \
+	  "reject), one a copy TCP sent before it read the reset.")                                \
 	X(retransmits_dropped,                                                                     \
 	  "Retransmissions of a segment a drop rule dropped: dropped again, not counted in "       \
 	  "packets_dropped or the per-header hits, and no event.")                                 \
