@@ -464,14 +464,24 @@ HS_INLINE int hs_seg_piece(struct hs_segwork *w, const struct hs_flow *f)
 	return HS_SEG_SCAN;
 }
 
-/* Payload bytes past the scanner's window: only a body may hold them. */
+/*
+ * Payload bytes past the scanner's window: only a body may hold them. A
+ * body may end exactly at the segment's end, as a sender's write usually
+ * does (a BIG TCP packet's last piece, past 64 KiB, ends where its request
+ * does): the next message starts after it, as the scanner's own step to a
+ * body's end leaves it (hs_step_body(), hs_flow_known()).
+ */
 HS_INLINE int hs_seg_rest_is_body(struct hs_stream *st, __u32 rest)
 {
 	if (!rest)
 		return 1;
-	if (st->phase != HS_PH_BODY || st->num <= rest)
+	if (st->phase != HS_PH_BODY || st->num < rest)
 		return 0;
 	st->num -= rest;
+	if (!st->num) {
+		hs_stream_body_done(st);
+		hs_stream_canon(st, 0);
+	}
 	return 1;
 }
 

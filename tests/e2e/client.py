@@ -106,6 +106,7 @@ def exchange(a, port, host, pieces):
     if len(pieces) > 1:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     resp, complete = b"", True
+    stage = "a warm-up request"
     try:
         sock.connect((a.addr, port))
         reader = Reader(sock)
@@ -116,6 +117,7 @@ def exchange(a, port, host, pieces):
             if not ok:
                 print("client: no answer to a warm-up request", file=sys.stderr)
                 return 3, b""
+        stage = "the request"
         for i, p in enumerate(pieces):
             if i:
                 time.sleep(a.pause)
@@ -126,7 +128,8 @@ def exchange(a, port, host, pieces):
             if not complete:
                 break
     except socket.timeout:
-        print("client: :%d: timed out after %.1fs" % (port, a.timeout), file=sys.stderr)
+        print("client: :%d: timed out after %.1fs (%s)" % (port, a.timeout, stage),
+              file=sys.stderr)
         return 3, resp
     except (ConnectionRefusedError, ConnectionResetError, BrokenPipeError) as e:
         print("client: :%d: %s" % (port, e), file=sys.stderr)

@@ -6,6 +6,8 @@
 # pointers, overlapping retransmissions, bad checksums, RST and SYN the
 # receiver ignores, data in the SYN, lost flow state, a 65,495-byte
 # segment; and request and field lines that some parser reads otherwise.
+# The BIG TCP cases (packets over 64 KiB, MTU 65535) use the client
+# namespace's own TCP instead.
 # The cases are in normalize.py; each runs against node, node with
 # --insecure-http-parser, nginx and Python's http.server, with hdrstrip at
 # xdp, tc-ingress (server side) and tc-egress (client side), and checks
@@ -131,8 +133,10 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 		wanted pass-ahead-other-framing &&
 		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
 
-	# Class 7 at MTU 65535.
-	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6; then
+	# Class 7 at MTU 65535, and BIG TCP (issue 34's class 9: benign
+	# requests whose bytes past 64 KiB are body).
+	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6 ||
+		wanted bigtcp-body || wanted bigtcp6-body; then
 		big_frames on
 		rc=0
 		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" 2>&1) ||

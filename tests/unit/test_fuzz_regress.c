@@ -179,6 +179,15 @@ static enum sd_verdict drive_seg(struct drive *d, const char *text, __u32 off, _
 	return res->verdict;
 }
 
+/* One piece of a GRO/GSO packet @pkt, as track() hands it over: @len
+ * payload bytes at packet offset @off with sequence number @seq, of which
+ * the scanner reaches @win (TCP flags ACK). */
+static void drive_seg_at(struct drive *d, __u8 *pkt, __u32 off, __u32 seq, __u32 len, __u32 win,
+			 struct sd_result *res)
+{
+	sd_segment(&d->tab, &d->cfg, d->t, pkt, off + len, off, 34, seq, len, win, HS_TCP_ACK, res);
+}
+
 /*
  * The driver as the datapath: a request in three segments after a SYN, the
  * middle one (which holds the internal field) sent again with the same
@@ -220,6 +229,80 @@ static void test_seg_drive_retransmissions(void **state)
 		assert_int_equal(drive_seg(&d, alt, 20, 20, HS_TCP_ACK, other, &res), SD_DROP);
 		assert_int_equal(res.why, HS_WHY_MISMATCH);
 	}
+	fx_free(&fx);
+}
+
+/*
+ * Issue 34, class 9: a BIG TCP packet whose bytes past the scanner's window
+ * are body, the body ending exactly where the packet does (a sender's
+ * write ends there). track() cuts the GRO/GSO packet at its gso_size
+ * (65,483 at MTU 65535): the first piece starts at packet offset 66 and
+ * reaches past HS_MAX_BUF, the second starts past it (window 0). Before
+ * the fix, a body that ended exactly at a piece's end was taken for bytes
+ * that are not body (oversize): the packet was dropped after its first
+ * piece had moved the flow on, and every resend of that piece (a
+ * retransmission the window cannot hold) was refused: the connection
+ * stalled. The next request, in a packet of its own, must be scanned from
+ * its start: its internal field masked.
+ */
+static void test_seg_drive_big_tcp_body_end(void **state)
+{
+	static const char next[] = "GET / HTTP/1.1\r\nX-Internal-Auth: s\r\n\r\n";
+	/* The head's length: its Content-Length has five digits. */
+	const __u32 hdr = 66, mss = 65483, len = mss + 3618, seq = 1001, hlen = 51;
+	struct fixture fx;
+	struct drive d = { 0 };
+	struct sd_result res;
+	char head[128], out[sizeof(next)];
+	__u8 *pkt = malloc(hdr + len);
+	__u32 n, win1;
+	int k;
+
+	(void)state;
+	assert_non_null(pkt);
+	fx_build(&fx, "x-internal-auth\n", -1);
+	d.t = fx.trie;
+	d.cfg.untracked = HS_UNTRACKED_SCAN;
+	d.base = seq;
+	assert_int_equal(drive_seg(&d, "", 0, 0, HS_TCP_SYN, out, &res), SD_PASS);
+	/* Three bodies: one byte more than the packet holds, exactly its
+	 * length, one byte less (the next request's first byte past the
+	 * window: the on-error policy's). */
+	for (k = 1; k >= -1; k--) {
+		n = (__u32)snprintf(head, sizeof(head),
+				    "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n",
+				    (int)(len - hlen) + k);
+		assert_int_equal(n, hlen);
+		memset(pkt, 0, hdr);
+		memcpy(pkt + hdr, head, n);
+		memset(pkt + hdr + n, 'b', len - n);
+		win1 = HS_MAX_BUF - hdr;
+		drive_seg_at(&d, pkt, hdr, d.base, mss, win1, &res);
+		assert_int_equal(res.verdict, SD_PASS);
+		drive_seg_at(&d, pkt, hdr + mss, d.base + mss, len - mss, 0, &res);
+		if (k < 0) {
+			assert_int_equal(res.verdict, SD_DROP);
+			assert_int_equal(res.why, HS_WHY_OVERSIZE);
+			break;
+		}
+		if (res.verdict != SD_PASS)
+			fail_msg("a body ending %d byte(s) past the packet's end: dropped (why %u)",
+				 k, res.why);
+		d.base += len;
+		if (k > 0) {
+			/* The body's last byte. */
+			assert_int_equal(d.tab.f.cur.phase, HS_PH_BODY);
+			assert_int_equal(d.tab.f.cur.num, 1);
+			assert_int_equal(drive_seg(&d, "b", 0, 1, HS_TCP_ACK, out, &res), SD_PASS);
+			d.base += 1;
+		}
+		assert_int_equal(d.tab.f.cur.phase, HS_PH_REQ_LEAD);
+		assert_int_equal(drive_seg(&d, next, 0, sizeof(next) - 1, HS_TCP_ACK, out, &res),
+				 SD_PASS);
+		assert_memory_equal(out + 16, "y-hdrstrip: x", 13);
+		d.base += sizeof(next) - 1;
+	}
+	free(pkt);
 	fx_free(&fx);
 }
 
@@ -583,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_inputs),
 		cmocka_unit_test(test_tcp_open_findings),
 		cmocka_unit_test(test_seg_drive_retransmissions),
+		cmocka_unit_test(test_seg_drive_big_tcp_body_end),
 		cmocka_unit_test(test_tcp_model_queues),
 		cmocka_unit_test(test_tcp_model_control),
 		cmocka_unit_test(test_framing_name_cut_after_blanks),
