@@ -98,6 +98,9 @@ struct scratch {
 	__u32 nat_seq;
 	__u32 nat_start;
 	__u32 rejects; /* the drop rule that stopped the segment is a reject rule */
+	/* The flow before a GSO packet's first piece (track(), flow_save()). */
+	__u32 fsaved;
+	struct hs_flow fsave;
 };
 
 struct {
@@ -573,6 +576,52 @@ __attribute__((noinline)) int one_segment_tc(struct __sk_buff *ctx, struct scrat
 	return one_segment(ctx, sc, t, cfg, cnt, CTX_SKB);
 }
 
+/*
+ * A GSO or GRO packet is passed or dropped whole, but its pieces go through
+ * the flow one at a time: when a later piece is dropped, the earlier ones
+ * have moved the flow on over bytes the stack will never get, and every
+ * resend of them would be checked against a state that is not the
+ * stream's (retransmit_unverified, out_of_order: the connection stalls).
+ * So the flow as it was before the packet is kept, and put back then; only
+ * what a drop rule's drop notes of itself stays.
+ */
+__attribute__((noinline)) int flow_save(struct scratch *sc)
+{
+	struct hs_flow *f;
+
+	if (!sc)
+		return 0;
+	f = bpf_map_lookup_elem(&flows, &sc->pk.key);
+	sc->fsaved = f != NULL;
+	if (f)
+		__builtin_memcpy(&sc->fsave, f, sizeof(*f));
+	return 0;
+}
+
+__attribute__((noinline)) int flow_restore(struct scratch *sc)
+{
+	__u32 rule, seq, len, sig;
+	struct hs_flow *f;
+
+	if (!sc || !sc->fsaved)
+		return 0;
+	f = bpf_map_lookup_elem(&flows, &sc->pk.key);
+	if (!f)
+		return 0;
+	rule = f->fl & HS_FL_RULE_DROP;
+	seq = f->drop_seq;
+	len = f->drop_len;
+	sig = f->drop_sig;
+	__builtin_memcpy(f, &sc->fsave, sizeof(*f));
+	if (rule) {
+		f->fl |= HS_FL_RULE_DROP;
+		f->drop_seq = seq;
+		f->drop_len = len;
+		f->drop_sig = sig;
+	}
+	return 0;
+}
+
 /* GSO/GRO packets are cut in this many pieces at most (the last takes the
  * rest). */
 #define HS_MAX_GSO_PIECES 64
@@ -602,6 +651,9 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc, cons
 		sc->s_mss = len;
 	sc->s_payload = pk->payload_off;
 	sc->s_len = 0;
+	sc->fsaved = 0;
+	if (sc->s_mss < len)
+		flow_save(sc);
 	/* Only the piece's number lives across the call: the rest is read
 	 * from the scratch again (the stack's 512 bytes are shared by the
 	 * whole chain down to the scan's steps). */
@@ -622,8 +674,11 @@ static __always_inline enum hs_verdict track(void *ctx, struct scratch *sc, cons
 				    ? 0
 				    : (end < HS_MAX_BUF ? end : HS_MAX_BUF) - sc->s_payload;
 		if ((xdp ? one_segment_xdp(ctx, sc, t, cfg, cnt)
-			 : one_segment_tc(ctx, sc, t, cfg, cnt)) == HS_VERDICT_DROP)
+			 : one_segment_tc(ctx, sc, t, cfg, cnt)) == HS_VERDICT_DROP) {
+			if (k)
+				flow_restore(sc);
 			return HS_VERDICT_DROP;
+		}
 	}
 	return HS_VERDICT_PASS;
 }
