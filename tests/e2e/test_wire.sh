@@ -4,12 +4,17 @@
 # (issue 34), each with real clients and origins (node, nginx, python),
 # IPv4 and IPv6, at xdp and tc-ingress:
 #  - VXLAN: an overlay on the inspected interface, on the IANA port and on
-#    Linux's default one; a VXLAN on a port not in the tunnel table is
-#    warned about by attach and status, and read once 'update' names it;
+#    Linux's default one, at xdp, tc-ingress and (the client's underlay)
+#    tc-egress; a VXLAN on a port not in the tunnel table goes to the
+#    on-error policy, is warned about by attach and status, and is read
+#    once 'update' names it;
 #  - a device without an Ethernet header: two TUN devices joined by a
-#    userspace relay (tunrelay.py), hdrstrip on the server's;
+#    userspace relay (tunrelay.py), hdrstrip on the server's (the client's
+#    at tc-egress);
 #  - NAT: nftables DNAT and REDIRECT from ports not inspected to inspected
-#    ones (conntrack's lookup kfuncs).
+#    ones (conntrack's lookup kfuncs), at xdp and tc-ingress (at tc-egress
+#    the port is rewritten before the hook), and status's warning with
+#    --nat off.
 # Every case checks what the origins received (check_report: the internal
 # field masked, every other byte as sent) and hdrstrip's counters.
 . "$(dirname "$0")/lib.sh"
@@ -56,28 +61,32 @@ vxlan_down() {
 	return 0
 }
 
-NS=$SNS DEV=$SDEV
-note_attached "$NS" "$DEV"
+note_attached "$SNS" "$SDEV"
+note_attached "$CNS" "$CDEV"
 for port in 4789 8472; do
 	vxlan_up "$port"
-	for hook in xdp tc-ingress; do
+	for hook in xdp tc-ingress tc-egress; do
+		# tc-egress: on the client's underlay, what its vxlan sends (the
+		# inner checksum left to the device: CHECKSUM_PARTIAL).
+		hook_side "$hook"
 		what="VXLAN on $port, $hook"
-		step "$what: attach to the underlay" hs_s attach "$SDEV" --headers "$LIST" \
+		step "$what: attach to the underlay" hs_in "$NS" attach "$DEV" --headers "$LIST" \
 			--hook "$hook" --ports "$ALL_PORTS"
-		before=$(hs_stats "$SNS" "$SDEV")
+		before=$(hs_stats "$NS" "$DEV")
 		send_checked "$what, IPv4" 10.88.0.2
 		send_checked "$what, IPv6" fd88::2
-		after=$(hs_stats "$SNS" "$SDEV")
+		after=$(hs_stats "$NS" "$DEV")
 		grew "$before" "$after" tunneled 6 "$what"
 		grew "$before" "$after" headers_masked 6 "$what"
 		assert_eq "$(($(cval "$after" packets_dropped) - $(cval "$before" packets_dropped)))" 0 \
 			"$what: nothing dropped"
-		step "$what: detach" hs_s detach "$SDEV"
-		assert_clean "$SNS" "$SDEV"
+		step "$what: detach" hs_in "$NS" detach "$DEV"
+		assert_clean "$NS" "$DEV"
 	done
 	vxlan_down
 done
 
+NS=$SNS DEV=$SDEV
 # A VXLAN on a port the table does not name: its socket is found (a BPF
 # iterator over the namespace's UDP sockets), so the port goes to the
 # on-error policy (drop) rather than passing as plain UDP; said at attach
@@ -127,19 +136,23 @@ step "TUN IPv6 (server)" ip -n "$SNS" -6 addr add fd89::2/128 dev tunw nodad
 step "TUN IPv6 route" ip -n "$CNS" -6 route add fd89::2/128 dev tunw
 step "TUN IPv6 route (server)" ip -n "$SNS" -6 route add fd89::1/128 dev tunw
 note_attached "$SNS" tunw
-for hook in xdp tc-ingress; do
+note_attached "$CNS" tunw
+for hook in xdp tc-ingress tc-egress; do
 	what="TUN, $hook"
-	step "$what: attach" hs_s attach tunw --headers "$LIST" --hook "$hook" --ports "$ALL_PORTS"
-	out=$(hs_s status tunw)
+	NS=$SNS
+	[ "$hook" = tc-egress ] && NS=$CNS
+	step "$what: attach" hs_in "$NS" attach tunw --headers "$LIST" --hook "$hook" \
+		--ports "$ALL_PORTS"
+	out=$(hs_in "$NS" status tunw)
 	assert_match "$out" "link +none" "$what: status shows a device without a link header"
-	before=$(hs_stats "$SNS" tunw)
+	before=$(hs_stats "$NS" tunw)
 	send_checked "$what, IPv4" 10.89.0.2
 	send_checked "$what, IPv6" fd89::2
-	after=$(hs_stats "$SNS" tunw)
+	after=$(hs_stats "$NS" tunw)
 	grew "$before" "$after" headers_masked 6 "$what"
 	grew "$before" "$after" inspected 6 "$what"
-	step "$what: detach" hs_s detach tunw
-	assert_clean "$SNS" tunw
+	step "$what: detach" hs_in "$NS" detach tunw
+	assert_clean "$NS" tunw
 done
 
 # --- NAT: DNAT and REDIRECT from ports not inspected to inspected ones --------
