@@ -3,7 +3,7 @@
 E2E_TESTS ?=
 
 # Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue).
-E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o
+E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o $(OUTPUT)/tests/e2e/linear_probe.bpf.o
 
 $(OUTPUT)/tests/e2e:
 	$(Q)mkdir -p $@
