@@ -2,7 +2,8 @@
 # E2E_TESTS="tests/e2e/test_x.sh ..." runs only those.
 E2E_TESTS ?=
 
-# Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue).
+# Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue;
+# how much of an skb is linear at a hook).
 E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o $(OUTPUT)/tests/e2e/linear_probe.bpf.o
 
 $(OUTPUT)/tests/e2e:
