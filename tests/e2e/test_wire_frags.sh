@@ -51,13 +51,7 @@ TAP_MAC=$(ip -n "$SNS" -o link show dev "$TAP" | sed -E 's/.*link\/ether ([0-9a-
 [[ $TAP_MAC =~ ^[0-9a-f:]{17}$ ]] || fail "no MAC address for $TAP: '$TAP_MAC'"
 
 # --- the probe: how much of each skb is linear at the tap's tc-ingress -------
-PROBE=$E2E_BPF_DIR/linear_probe.bpf.o
-[ -f "$PROBE" ] || skip "$PROBE is not built (make $(realpath --relative-to="$REPO_ROOT" "$PROBE"))"
-E2E_PINS=/sys/fs/bpf/hse2e-$$
-[ -e "$E2E_PINS" ] && fail "$E2E_PINS already exists"
-mkdir "$E2E_PINS" || fail "cannot make $E2E_PINS"
-step "load linear_probe.bpf.o, pinned in $E2E_PINS" \
-	bpftool prog load "$PROBE" "$E2E_PINS/probe" type classifier pinmaps "$E2E_PINS"
+test_bpf_load linear_probe.bpf.o probe
 step "clsact qdisc on $TAP" nsenter --net="/run/netns/$SNS" tc qdisc add dev "$TAP" clsact
 # After hdrstrip's filter (priority 1): without hdrstrip it sees what
 # hdrstrip would see.

@@ -424,10 +424,9 @@ static void put_encap(const struct pb_spec *s, int i, __u8 *out, size_t off, siz
 			put16(out + o + 2, (__u16)e->vni);
 			o += 4;
 		}
-		if (e->gre_flags & PB_GRE_S) {
+		if (e->gre_flags & PB_GRE_S) { /* the last field */
 			put16(out + o, 0);
 			put16(out + o + 2, 7);
-			o += 4;
 		}
 		/* RFC 2784: over the GRE header and its payload. */
 		if (e->gre_flags & PB_GRE_C)
