@@ -152,6 +152,14 @@ static struct pt_case l3_of(const struct pt_case *c)
 	return l;
 }
 
+/*
+ * At tc, BPF_PROG_TEST_RUN takes the frame's first 14 bytes for an
+ * Ethernet header (eth_type_trans(): skb->protocol and pkt_type come from
+ * IP header bytes here) and pushes them back before the program runs: the
+ * program sees the frame from its first byte, as on a tun device, and the
+ * datapath reads neither field. So IP-first frames run at both hooks (the
+ * masked outputs at tc below show the program read them from byte 0).
+ */
 int pt_l3(const char *obj_path, const char *label, int *cases)
 {
 	struct th h;
