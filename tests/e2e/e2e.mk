@@ -2,8 +2,9 @@
 # E2E_TESTS="tests/e2e/test_x.sh ..." runs only those.
 E2E_TESTS ?=
 
-# Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue).
-E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o
+# Test-only BPF programs the e2e tests attach beside hdrstrip (loss on cue;
+# how much of an skb is linear at a hook).
+E2E_BPF_OBJS := $(OUTPUT)/tests/e2e/drop_once.bpf.o $(OUTPUT)/tests/e2e/linear_probe.bpf.o
 
 $(OUTPUT)/tests/e2e:
 	$(Q)mkdir -p $@

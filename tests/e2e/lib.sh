@@ -40,7 +40,7 @@ CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
 export PYTHONDONTWRITEBYTECODE=1
 E2E_PIDS=()
 E2E_ATTACHED=() # "NS DEV" pairs hdrstrip may have state on
-E2E_PINS= # bpffs directory of the test's own BPF programs (drop_once_load)
+E2E_PINS= # bpffs directory of the test's own BPF programs (test_bpf_load)
 E2E_CG= # the test's cgroup (cg_make), detached and removed by the cleanup
 
 log() { printf '[%s] %s\n' "$E2E_NAME" "$*"; }
@@ -632,18 +632,28 @@ x-kill-switch drop
 EOF
 }
 
+# --- the test-only BPF programs: tests/e2e/bpf/ -------------------------------
+# test_bpf_load OBJ PIN: load $E2E_BPF_DIR/OBJ as a tc program, pinned as
+# $E2E_PINS/PIN with its maps beside it ($E2E_PINS is made by the first
+# call and removed by the cleanup).
+test_bpf_load() {
+	local obj=$E2E_BPF_DIR/$1
+	[ -f "$obj" ] || skip "$obj is not built (make $(realpath --relative-to="$REPO_ROOT" "$obj"))"
+	if [ -z "$E2E_PINS" ]; then
+		E2E_PINS=/sys/fs/bpf/hse2e-$$
+		[ -e "$E2E_PINS" ] && fail "$E2E_PINS already exists"
+		mkdir "$E2E_PINS" || fail "cannot make $E2E_PINS"
+	fi
+	step "load $1, pinned in $E2E_PINS" \
+		bpftool prog load "$obj" "$E2E_PINS/$2" type classifier pinmaps "$E2E_PINS"
+}
+
 # --- loss on cue: tests/e2e/bpf/drop_once.bpf.c ----------------------------
 # drop_once_load: load the program and pin it with its maps in $E2E_PINS
 # (removed by the cleanup). Attach it with drop_once_attach, arm it with
 # drop_once_arm.
 drop_once_load() {
-	local obj=$E2E_BPF_DIR/drop_once.bpf.o
-	[ -f "$obj" ] || skip "$obj is not built (make $(realpath --relative-to="$REPO_ROOT" "$obj"))"
-	E2E_PINS=/sys/fs/bpf/hse2e-$$
-	[ -e "$E2E_PINS" ] && fail "$E2E_PINS already exists"
-	mkdir "$E2E_PINS" || fail "cannot make $E2E_PINS"
-	step "load drop_once.bpf.o, pinned in $E2E_PINS" \
-		bpftool prog load "$obj" "$E2E_PINS/prog" type classifier pinmaps "$E2E_PINS"
+	test_bpf_load drop_once.bpf.o prog
 }
 
 # drop_once_attach NS DEV ingress|egress: run drop_once on DEV's clsact

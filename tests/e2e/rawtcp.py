@@ -5,9 +5,17 @@
 The client writes every Ethernet frame itself through an AF_PACKET socket
 on the client's veth: sequence numbers, flags, the urgent pointer,
 checksums (right or deliberately wrong), overlaps, retransmissions,
-reordering, data in the SYN. It reads the server's answers from the same
-socket and acknowledges them, so the server's TCP behaves as with a real
-peer.
+reordering, data in the SYN, IPv6 destination options. It reads the
+server's answers from the same socket and acknowledges them, so the
+server's TCP behaves as with a real peer.
+
+Or through a TAP device (Link(..., tap=True)): the frames are written to
+its file descriptor, so that the kernel receives them on the device, and
+the frames the kernel sends out of it are read there. With frags=(FIRST,
+SIZE) each frame is written as iovecs (FIRST bytes, then pieces of SIZE)
+to a device opened with IFF_NAPI_FRAGS: the kernel builds a non-linear skb,
+the first iovec its linear part, every other one a page fragment
+(drivers/net/tun.c, tun_napi_alloc_frags()).
 
 The client's own kernel must not answer the server (it would reset a
 connection it never opened): the client uses an address and a MAC address
@@ -17,7 +25,7 @@ the server's frames come back to the veth, where the client's kernel drops
 them (addressed to another host) and the packet socket reads them.
 
 Library:
-    link = Link(ifname, src_mac, dst_mac)
+    link = Link(ifname, src_mac, dst_mac)   # tap=True, frags=(54, 1024)
     c = Conn(link, src, dst, sport, dport)
     c.connect(syn_data=b"...", tfo=True)   # handshake (waits for SYN-ACK)
     c.send(b"...", wait=True)               # at snd_nxt; waits for its ACK
@@ -29,13 +37,18 @@ The server's side (a hostile origin, resp_attack.py) uses the same Conn:
     listen(link, addr, port); c = accept(link, addr, port)  # SYN-ACK, ACK
     poll_until(link, lambda: b"\\r\\n\\r\\n" in c.rx, 2.0)   # the request
 
-CLI (one connection, for trying things by hand):
+CLI (one connection):
     rawtcp.py DEV SRC DST PORT --src-mac MAC --dst-mac MAC [--syn-data TEXT]
-              [--seg OFFSET:TEXT[:FLAGS[:URG]]]... [--responses N]
-TEXT takes Python escapes (\\r\\n, \\xNN). Prints the answers' bytes.
+              [--seg OFFSET:TEXT[:FLAGS[:URG]]]... [--seg-file FILE]
+              [--responses N] [--out FILE]
+              [--tap [--frags FIRST,SIZE]] [--dstopts BYTES]
+TEXT takes Python escapes (\\r\\n, \\xNN). Prints the answers' bytes (to
+FILE with --out; what became of each segment to stderr). Exit status 0
+once every segment was acknowledged and N answers came, 3 otherwise.
 """
 import argparse
 import errno
+import fcntl
 import os
 import random
 import select
@@ -48,6 +61,16 @@ ETH_P_ALL = 0x0003
 ETH_P_IP = 0x0800
 ETH_P_IPV6 = 0x86DD
 PACKET_OUTGOING = 4
+
+TUNSETIFF = 0x400454CA
+IFF_TAP, IFF_NAPI, IFF_NAPI_FRAGS, IFF_NO_PI = 0x0002, 0x0010, 0x0020, 0x1000
+IPPROTO_DSTOPTS = 60
+# Linux reads at most this many options in a destination-options header
+# (net.ipv6.max_dst_opts_number), and refuses PadN longer than 7 bytes
+# (ip6_parse_tlv(), RFC 4942 2.1.9.5): a long header is made of options of
+# an unknown type whose two high bits say "skip it".
+IP6_OPT_SKIP = 0x1E
+IP6_MAX_DST_OPTS = 8
 
 FIN, SYN, RST, PSH, ACK, URG = 0x01, 0x02, 0x04, 0x08, 0x10, 0x20
 FLAG_CHARS = {"F": FIN, "S": SYN, "R": RST, "P": PSH, "A": ACK, "U": URG}
@@ -94,11 +117,27 @@ def tcp_options(mss=None, wscale=None, tfo=False):
     return opts
 
 
+def dst_options(size, nexthdr):
+    """An IPv6 destination-options header of @size bytes (a multiple of 8)
+    that Linux accepts: options it skips, at most IP6_MAX_DST_OPTS of them
+    (so at most 2058 bytes), and a Pad1 where one byte is left over."""
+    if size < 8 or size % 8 or size > 2 + IP6_MAX_DST_OPTS * 257:
+        raise ValueError("destination options of %d bytes" % size)
+    body, left = b"", size - 2
+    while left >= 2:
+        n = min(255, left - 2)
+        body += bytes([IP6_OPT_SKIP, n]) + bytes(n)
+        left -= 2 + n
+    body += bytes(left)  # Pad1
+    return bytes([nexthdr, size // 8 - 1]) + body
+
+
 def build_frame(src_mac, dst_mac, src, dst, sport, dport, seq, ack, flags, data=b"",
                 window=65535, urg=0, opts=b"", bad_tcp_csum=False, bad_ip_csum=False,
-                ip_len=None):
+                ip_len=None, dstopts=0):
     """One Ethernet frame with an IPv4 or IPv6 header and a TCP segment.
-    @ip_len overrides the IPv4 total length (0: a BIG TCP packet)."""
+    @ip_len overrides the IPv4 total length (0: a BIG TCP packet); IPv6:
+    @dstopts bytes of destination options (dst_options()) before TCP."""
     v6 = ":" in src
     thl = 20 + len(opts)
     tcp = struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF,
@@ -114,7 +153,9 @@ def build_frame(src_mac, dst_mac, src, dst, sport, dport, seq, ack, flags, data=
         c ^= 0x5A5A
     tcp = tcp[:16] + struct.pack("!H", c) + tcp[18:]
     if v6:
-        ip = struct.pack("!IHBB", 6 << 28, len(tcp), socket.IPPROTO_TCP, 64) + s + d
+        ext = dst_options(dstopts, socket.IPPROTO_TCP) if dstopts else b""
+        ip = struct.pack("!IHBB", 6 << 28, len(ext) + len(tcp),
+                         IPPROTO_DSTOPTS if ext else socket.IPPROTO_TCP, 64) + s + d + ext
         etype = ETH_P_IPV6
     else:
         tot = 20 + len(tcp) if ip_len is None else ip_len
@@ -158,25 +199,47 @@ def parse_frame(frame):
 
 
 class Link:
-    """The packet socket on the client's interface, shared by connections."""
+    """The packet socket on the client's interface, shared by connections;
+    or, @tap, the file descriptor of the TAP device @ifname (of the
+    current network namespace), @frags=(FIRST, SIZE) writing every frame
+    in pieces the kernel keeps as page fragments (see the module's text)."""
 
-    def __init__(self, ifname, src_mac, dst_mac=None, mtu=None):
+    def __init__(self, ifname, src_mac, dst_mac=None, mtu=None, tap=False, frags=None):
         self.ifname = ifname
         self.src_mac = mac_bytes(src_mac)
         self.dst_mac = mac_bytes(dst_mac) if dst_mac else None
-        self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
-        self.sock.bind((ifname, 0))
+        self.frags = frags
+        if tap:
+            self.sock = None
+            self.fd = os.open("/dev/net/tun", os.O_RDWR | os.O_NONBLOCK)
+            fl = IFF_TAP | IFF_NO_PI | (IFF_NAPI | IFF_NAPI_FRAGS if frags else 0)
+            fcntl.ioctl(self.fd, TUNSETIFF, struct.pack("16sH", ifname.encode(), fl))
+        else:
+            if frags:
+                raise ValueError("frags need a TAP device")
+            self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                                      socket.htons(ETH_P_ALL))
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
+            self.sock.bind((ifname, 0))
+            self.fd = self.sock.fileno()
         self.conns = {}
         # listen(): (address, port) -> SYNs for accept(), in arrival order.
         self.listeners = {}
         self.sent = 0
         self.dropped_here = 0
 
+    def pieces(self, frame):
+        """@frame as the iovecs written to the TAP device."""
+        first, size = self.frags
+        return [frame[:first]] + [frame[k:k + size] for k in range(first, len(frame), size)]
+
     def send(self, frame):
         try:
-            self.sock.send(frame)
+            if self.sock is None:
+                os.writev(self.fd, self.pieces(frame) if self.frags else [frame])
+            else:
+                self.sock.send(frame)
         except OSError as e:
             # A qdisc or a tc egress program dropped it (NET_XMIT_DROP):
             # for the tests, a segment lost on the way.
@@ -191,16 +254,20 @@ class Link:
         end = time.monotonic() + timeout
         while True:
             left = max(0.0, end - time.monotonic())
-            r, _, _ = select.select([self.sock], [], [], left)
+            r, _, _ = select.select([self.fd], [], [], left)
             if not r:
                 return
             while True:
                 try:
-                    frame, addr = self.sock.recvfrom(1 << 18, socket.MSG_DONTWAIT)
+                    if self.sock is None:
+                        # What the kernel sends out of the TAP device.
+                        frame = os.read(self.fd, 1 << 18)
+                    else:
+                        frame, addr = self.sock.recvfrom(1 << 18, socket.MSG_DONTWAIT)
+                        if addr[2] == PACKET_OUTGOING:
+                            continue
                 except BlockingIOError:
                     break
-                if addr[2] == PACKET_OUTGOING:
-                    continue
                 t = parse_frame(frame)
                 if not t:
                     continue
@@ -213,7 +280,10 @@ class Link:
                 return
 
     def close(self):
-        self.sock.close()
+        if self.sock is None:
+            os.close(self.fd)
+        else:
+            self.sock.close()
 
 
 class Conn:
@@ -241,6 +311,8 @@ class Conn:
         # VLAN tags every frame of ours carries, outermost first: (TPID,
         # TCI) pairs (a TCI of 0: a priority tag, VID 0).
         self.vlans = []
+        # IPv6: bytes of destination options in every segment of ours.
+        self.dstopts = 0
         link.conns[(src, sport, dst, dport)] = self
 
     # --- numbers ---
@@ -302,6 +374,8 @@ class Conn:
             ack = self.rcv_nxt if self.rcv_nxt is not None else 0
         if self.rcv_nxt is None and not flags & SYN:
             flags &= ~ACK
+        if self.dstopts:
+            kw.setdefault("dstopts", self.dstopts)
         frame = build_frame(self.link.src_mac, self.link.dst_mac, self.src, self.dst,
                             self.sport, self.dport, seq, ack, flags, data,
                             window=self.window, urg=urg, opts=opts, **kw)
@@ -498,16 +572,37 @@ def main():
     ap.add_argument("--seg", action="append", default=[],
                     help="OFFSET:TEXT[:FLAGS[:URG]]: a segment at a relative offset "
                          "('-' for the next byte); each waits for its ACK")
+    ap.add_argument("--seg-file", action="append", default=[],
+                    help="a segment at the next byte with FILE's bytes (after the --seg ones)")
     ap.add_argument("--bad-csum", action="store_true", help="every --seg with a bad TCP checksum")
     ap.add_argument("--responses", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=2.0)
+    ap.add_argument("--out", help="write the answers' bytes here, not to stdout")
+    ap.add_argument("--tap", action="store_true",
+                    help="DEV is a TAP device of this namespace: write frames to it")
+    ap.add_argument("--frags", help="FIRST,SIZE: with --tap, each frame in iovecs of FIRST "
+                    "bytes, then SIZE (IFF_NAPI_FRAGS: a non-linear skb)")
+    ap.add_argument("--dstopts", type=int, default=0,
+                    help="IPv6: this many bytes of destination options in every segment")
     a = ap.parse_args()
-    link = Link(a.dev, a.src_mac, a.dst_mac)
+    frags = tuple(int(x) for x in a.frags.split(",")) if a.frags else None
+    link = Link(a.dev, a.src_mac, a.dst_mac, tap=a.tap, frags=frags)
     c = Conn(link, a.src, a.dst, a.sport or random.randrange(20000, 60000), a.port)
+    c.dstopts = a.dstopts
     if not c.connect(unescape_arg(a.syn_data), tfo=a.tfo, timeout=a.timeout):
         print("rawtcp: no SYN-ACK", file=sys.stderr)
         return 3
+    acked = True
+    for path in a.seg_file:
+        with open(path, "rb") as f:
+            a.seg.append(f.read())
     for s in a.seg:
+        if isinstance(s, bytes):
+            ok = c.send(s, timeout=a.timeout, bad_tcp_csum=a.bad_csum)
+            acked = acked and ok
+            print("rawtcp: segment of %d bytes: %s" % (
+                len(s), "acknowledged" if ok else "NOT acknowledged"), file=sys.stderr)
+            continue
         parts = s.split(":", 1)
         off = None if parts[0] == "-" else int(parts[0])
         rest = parts[1]
@@ -517,12 +612,17 @@ def main():
             rest, flags, urg = bits[0], bits[1], int(bits[2])
         ok = c.send(unescape_arg(rest), off=off, flags=flags, urg=urg, timeout=a.timeout,
                     bad_tcp_csum=a.bad_csum)
-        print("rawtcp: segment at %s: %s" % (parts[0], "acknowledged" if ok else "NOT acknowledged"))
+        acked = acked and ok
+        print("rawtcp: segment at %s: %s" % (parts[0], "acknowledged" if ok else "NOT acknowledged"),
+              file=sys.stderr)
     got = c.responses(a.responses, a.timeout)
+    out = open(a.out, "wb") if a.out else sys.stdout.buffer
     for status, data in got:
-        sys.stdout.buffer.write(data + b"\n")
+        out.write(data + b"\n")
+    out.flush()
     c.rst()
-    return 0 if len(got) >= a.responses else 3
+    link.close()
+    return 0 if acked and len(got) >= a.responses else 3
 
 
 if __name__ == "__main__":

@@ -28,6 +28,19 @@ int pt_compile(const char *text, struct hs_trie *t)
 	return r;
 }
 
+void pt_tun_ports(const struct hs_tunnel_port *t, int n, struct pb_tun_ports *p)
+{
+	int i, v = 0, g = 0;
+
+	memset(p, 0, sizeof(*p));
+	for (i = 0; i < n && t[i].port; i++) {
+		if (t[i].kind == HS_TUN_VXLAN && v < PB_MAX_TUN_PORTS)
+			p->vxlan[v++] = t[i].port;
+		else if (t[i].kind == HS_TUN_GENEVE && g < PB_MAX_TUN_PORTS)
+			p->geneve[g++] = t[i].port;
+	}
+}
+
 static __u32 want_ret(enum th_hook hook, enum pt_verdict v)
 {
 	if (hook == TH_XDP)
@@ -181,6 +194,7 @@ int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks)
 	struct hs_counters before, after, delta = c->delta;
 	__u64 hb[PT_HIT_SLOTS], ha[PT_HIT_SLOTS];
 	struct pb_layout lay, lay2;
+	struct pb_tun_ports tp;
 	size_t len, wlen;
 	char why[160];
 	int hook, bad = 0, s;
@@ -205,6 +219,8 @@ int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks)
 	}
 	bad += ref_agrees(c);
 	delta.packets = 1;
+	/* Output checksums are followed into the tunnels the config names. */
+	pt_tun_ports(h->tunnels, HS_MAX_TUNNEL_PORTS, &tp);
 
 	for (hook = 0; hook < TH_HOOKS; hook++) {
 		const char *hn = th_hook_name[hook];
@@ -235,7 +251,8 @@ int pt_check(struct th *h, const struct pt_case *c, unsigned int hooks)
 				fprintf(stderr, "  [%s] %s: %s\n", hn, c->what, why);
 				bad++;
 			}
-			if (!c->mangle && pb_check_sums(got, glen, why, sizeof(why)) < 0) {
+			if (!c->mangle && pb_check_frame_ports(got, glen, !c->spec.no_l2, &tp, why,
+							       sizeof(why)) < 0) {
 				fprintf(stderr, "  [%s] %s: checksum: %s\n", hn, c->what, why);
 				bad++;
 			}

@@ -347,7 +347,8 @@ const struct pt_case pt_layer_cases[] = {
 	  .spec = { .n_vlans = 3, .vlan_tpid = { 0x88a8, 0x8100, 0x8100 } }, MASKED },
 	{ "eight tags, the most read",
 	  .spec = { .n_vlans = 8,
-		    .vlan_tpid = { 0x88a8, 0x8100, 0x8100, 0x8100, 0x88a8, 0x8100, 0x8100, 0x8100 } },
+		    .vlan_tpid = { 0x88a8, 0x8100, 0x8100, 0x8100, 0x88a8, 0x8100, 0x8100,
+				   0x8100 } },
 	  MASKED },
 	{ "nine tags: more than read, dropped (on-error)",
 	  .spec = { .n_vlans = 9,
@@ -551,3 +552,339 @@ const struct pt_case pt_malformed_cases[] = {
 };
 
 const size_t pt_n_malformed_cases = sizeof(pt_malformed_cases) / sizeof(pt_malformed_cases[0]);
+
+/*
+ * The wire (issue 34): tunnels read one level deep, what the stack may
+ * take a request out of that hdrstrip cannot read (on-error: dropped
+ * here), and what cannot reach a TCP socket (passed, with its reason's
+ * counter). Outer headers come from the builder's pb_encap; every passed
+ * frame's inner IPv4 and TCP checksums and outer UDP (when not zero) and
+ * GRE (C) checksums are verified by pb_check_frame().
+ */
+#define VXLAN(...)                                                                                 \
+	{                                                                                          \
+		.kind = PB_ENC_VXLAN, __VA_ARGS__                                                  \
+	}
+#define GENEVE(...)                                                                                \
+	{                                                                                          \
+		.kind = PB_ENC_GENEVE, __VA_ARGS__                                                 \
+	}
+#define GRE(...)                                                                                   \
+	{                                                                                          \
+		.kind = PB_ENC_GRE, __VA_ARGS__                                                    \
+	}
+#define IPIP(...)                                                                                  \
+	{                                                                                          \
+		.kind = PB_ENC_IPIP, __VA_ARGS__                                                   \
+	}
+#define ENC1(a) .n_enc = 1, .enc = { a }
+#define ENC2(a, b) .n_enc = 2, .enc = { a, b }
+
+/* The masked request, read inside a tunnel. */
+#define MASKED_TUN                                                                                 \
+	MREQ, OUT(RL HOST AUTH_M "\r\n"), .delta = { HTTP(2, 1, 1), .tunneled = 1 },               \
+					  .hits = { [R_AUTH] = 1 }
+/* The request, not scanned: dropped by the on-error policy, or passed,
+ * with the reason's counter. */
+#define ON_ERROR(ctr) MREQ, .verdict = PV_DROP, .delta = { .ctr = 1, .packets_dropped = 1 }
+#define PASSED(ctr) MREQ, .delta = { .ctr = 1 }
+
+static void ip4_resum(__u8 *p, size_t l3)
+{
+	put16(p + l3 + 10, 0);
+	put16(p + l3 + 10, pb_fold(pb_sum(p + l3, (p[l3] & 0xf) * 4u, 0)));
+}
+
+/* The TCP packet's IP protocol (IPv4) or next header (IPv6) made ESP. */
+static void ip_esp(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	if ((p[l->l3_off] >> 4) == 6) {
+		p[l->l3_off + 6] = 50;
+		return;
+	}
+	p[l->l3_off + 9] = 50;
+	ip4_resum(p, l->l3_off);
+}
+
+static void ether_mpls(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off - 2, 0x8847);
+}
+
+static void ether_pppoe_session(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off - 2, 0x8864);
+}
+
+static void ether_macsec(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off - 2, 0x88e5);
+}
+
+static void ether_lldp(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off - 2, 0x88cc);
+}
+
+/* The inner IPv4 total length 100 bytes past the tunnel's datagram. */
+static void inner_ip4_past_datagram(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	put16(p + l->l3_off + 2, (__u16)(((p[l->l3_off + 2] << 8) | p[l->l3_off + 3]) + 100));
+	ip4_resum(p, l->l3_off);
+}
+
+/* The IP header's version nibble 5 (a device without a link header). */
+static void ip_version5(__u8 *p, size_t *len, const struct pb_layout *l)
+{
+	(void)len;
+	p[l->l3_off] = (__u8)(0x50 | (p[l->l3_off] & 0xf));
+}
+
+/* Eight tags, the most read; nine, one more. */
+#define TAGS8                                                                                      \
+	{                                                                                          \
+		0x88a8, 0x8100, 0x8100, 0x8100, 0x88a8, 0x8100, 0x8100, 0x8100                     \
+	}
+#define TAGS9                                                                                      \
+	{                                                                                          \
+		0x8100, 0x8100, 0x8100, 0x8100, 0x8100, 0x8100, 0x8100, 0x8100, 0x8100             \
+	}
+
+const struct pt_case pt_wire_cases[] = {
+	/* VXLAN: UDP to 4789 or 8472, an 8-byte header, an Ethernet frame. */
+	{ "VXLAN over IPv4, UDP checksum zero", .spec = { ENC1(VXLAN()) }, MASKED_TUN },
+	{ "VXLAN over IPv4, UDP checksum computed",
+	  .spec = { ENC1(VXLAN(.vni = 42, .udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN over IPv6, UDP checksum computed",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .vni = 42, .udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN on Linux's default port 8472",
+	  .spec = { ENC1(VXLAN(.port = 8472, .udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN, IPv6 inside", .spec = { .ipv6 = 1, ENC1(VXLAN(.udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN, IPv6 with extension headers inside, over IPv6",
+	  .spec = { .ipv6 = 1,
+		    .ext = { { NH_HOP, 0 }, { NH_DST, 1 } },
+		    .n_ext = 2,
+		    ENC1(VXLAN(.ipv6 = 1, .udp_csum = 1)) },
+	  MASKED_TUN },
+	{ "VXLAN, IPv4 and TCP options inside",
+	  .spec = { .ip_opts = IP_RR_40,
+		    .ip_opts_len = 40,
+		    .tcp_opts = TCP_OPTS_20,
+		    .tcp_opts_len = 20,
+		    ENC1(VXLAN(.udp_csum = 1)) },
+	  MASKED_TUN },
+	{ "VXLAN, the VNI at its largest (0xffffff)",
+	  .spec = { ENC1(VXLAN(.vni = 0xffffff, .udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN, an 802.1Q tag on the inner frame",
+	  .spec = { .n_vlans = 1, .vlan_tpid = { 0x8100 }, ENC1(VXLAN(.udp_csum = 1)) },
+	  MASKED_TUN },
+	{ "VXLAN, eight VLAN tags on the inner frame",
+	  .spec = { .n_vlans = 8, .vlan_tpid = TAGS8, ENC1(VXLAN(.udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN, nine VLAN tags on the inner frame: dropped (on-error)",
+	  .spec = { .n_vlans = 9, .vlan_tpid = TAGS9, ENC1(VXLAN(.udp_csum = 1)) },
+	  ON_ERROR(vlan_too_deep) },
+	{ "VXLAN, a response inside from port 80: not inspected",
+	  .spec = { .sport = 80, .dport = 40000, .reply = 1, ENC1(VXLAN(.udp_csum = 1)) }, MREQ,
+	  .delta = { .tunneled = 1, .not_inspected = 1 } },
+	{ "VXLAN, a bare ACK inside", .spec = { ENC1(VXLAN()) }, IN(""),
+	  .delta = { .tunneled = 1, .no_payload = 1 } },
+	{ "VXLAN without the I flag (vxlan_rcv() drops it): passed, untouched",
+	  .spec = { ENC1(VXLAN(.no_i_flag = 1, .udp_csum = 1)) }, PASSED(truncated) },
+	{ "VXLAN, the inner IPv4 length past the datagram (the stack drops it): passed",
+	  .spec = { ENC1(VXLAN()) }, MREQ, .mangle = inner_ip4_past_datagram,
+	  .delta = { .tunneled = 1, .inspected = 1, .truncated = 1 } },
+
+	/* GENEVE: UDP to 6081, 8 bytes and options, Ethernet or IP. */
+	{ "GENEVE, no options, an Ethernet frame inside", .spec = { ENC1(GENEVE(.inner_l2 = 1)) },
+	  MASKED_TUN },
+	{ "GENEVE, 8 bytes of options, an Ethernet frame inside, UDP checksum",
+	  .spec = { ENC1(GENEVE(.inner_l2 = 1, .opt_len = 8, .vni = 42, .udp_csum = 1)) },
+	  MASKED_TUN },
+	{ "GENEVE, 252 bytes of options (the most), IPv4 inside",
+	  .spec = { ENC1(GENEVE(.opt_len = 252, .udp_csum = 1)) }, MASKED_TUN },
+	{ "GENEVE over IPv6, 12 bytes of options, IPv6 inside",
+	  .spec = { .ipv6 = 1, ENC1(GENEVE(.ipv6 = 1, .opt_len = 12, .udp_csum = 1)) },
+	  MASKED_TUN },
+	{ "GENEVE version 1 (geneve_udp_encap_recv() drops it): passed, untouched",
+	  .spec = { ENC1(GENEVE(.version = 1, .udp_csum = 1)) }, PASSED(truncated) },
+	{ "GENEVE carrying MPLS: dropped (on-error)",
+	  .spec = { ENC1(GENEVE(.proto = 0x8847, .udp_csum = 1)) }, ON_ERROR(encap_unknown) },
+
+	/* GRE version 0 (RFC 2784, 2890): IP or Ethernet (gretap) inside. */
+	{ "GRE, IPv4 in IPv4", .spec = { ENC1(GRE()) }, MASKED_TUN },
+	{ "GRE with checksum, key and sequence number",
+	  .spec = { ENC1(GRE(.gre_flags = PB_GRE_C | PB_GRE_K | PB_GRE_S, .vni = 0x01020304)) },
+	  MASKED_TUN },
+	{ "GRE with a checksum, IPv6 inside",
+	  .spec = { .ipv6 = 1, ENC1(GRE(.gre_flags = PB_GRE_C)) }, MASKED_TUN },
+	{ "gretap: GRE with a key and a checksum, an Ethernet frame inside",
+	  .spec = { ENC1(GRE(.gre_flags = PB_GRE_C | PB_GRE_K, .vni = 77, .inner_l2 = 1)) },
+	  MASKED_TUN },
+	{ "ip6gre: GRE over IPv6 with a checksum, IPv4 inside",
+	  .spec = { ENC1(GRE(.ipv6 = 1, .gre_flags = PB_GRE_C | PB_GRE_S)) }, MASKED_TUN },
+	{ "GRE version 1 (PPTP, PPP inside): dropped (on-error)",
+	  .spec = { ENC1(GRE(.gre_flags = PB_GRE_K | 1, .proto = 0x880b)) },
+	  ON_ERROR(encap_unknown) },
+	{ "GRE with the routing bit (gre_parse_header() drops it): passed, untouched",
+	  .spec = { ENC1(GRE(.gre_flags = PB_GRE_R)) }, PASSED(truncated) },
+	{ "GRE carrying ERSPAN: dropped (on-error)",
+	  .spec = { ENC1(GRE(.gre_flags = PB_GRE_S, .proto = 0x88be)) }, ON_ERROR(encap_unknown) },
+	{ "GRE carrying MPLS: dropped (on-error)", .spec = { ENC1(GRE(.proto = 0x8847)) },
+	  ON_ERROR(encap_unknown) },
+
+	/* IP in IP: IPIP, SIT, ip6tnl. */
+	{ "IPIP: IPv4 in IPv4", .spec = { ENC1(IPIP()) }, MASKED_TUN },
+	{ "IPIP, IPv4 and TCP options inside",
+	  .spec = { .ip_opts = "\x01\x01\x01\x00",
+		    .ip_opts_len = 4,
+		    .tcp_opts = TCP_OPTS_20,
+		    .tcp_opts_len = 20,
+		    ENC1(IPIP()) },
+	  MASKED_TUN },
+	{ "SIT: IPv6 in IPv4", .spec = { .ipv6 = 1, ENC1(IPIP()) }, MASKED_TUN },
+	{ "SIT, IPv6 extension headers inside",
+	  .spec = { .ipv6 = 1,
+		    .ext = { { NH_DST, 0 }, { NH_RT, 1 }, { NH_AH, 4 } },
+		    .n_ext = 3,
+		    ENC1(IPIP()) },
+	  MASKED_TUN },
+	{ "ip6tnl: IPv4 in IPv6", .spec = { ENC1(IPIP(.ipv6 = 1)) }, MASKED_TUN },
+	{ "ip6tnl: IPv6 in IPv6", .spec = { .ipv6 = 1, ENC1(IPIP(.ipv6 = 1)) }, MASKED_TUN },
+	{ "IPIP, an inner TCP first fragment to an inspected port: dropped (on-error)",
+	  .spec = { .frag_off = 0x2000, ENC1(IPIP()) }, ON_ERROR(fragments) },
+
+	/* A tunnel in a tunnel: the stack reads it, hdrstrip reads one. */
+	{ "VXLAN in VXLAN: dropped (on-error)",
+	  .spec = { ENC2(VXLAN(.udp_csum = 1), VXLAN(.vni = 7, .udp_csum = 1)) },
+	  ON_ERROR(encap_unknown) },
+	{ "GRE in IPIP: dropped (on-error)", .spec = { ENC2(IPIP(), GRE()) },
+	  ON_ERROR(encap_unknown) },
+	{ "IPIP in GENEVE: dropped (on-error)", .spec = { ENC2(GENEVE(), IPIP()) },
+	  ON_ERROR(encap_unknown) },
+	{ "VXLAN in SIT's IPv6: dropped (on-error)",
+	  .spec = { ENC2(IPIP(), VXLAN(.ipv6 = 1, .udp_csum = 1)) }, ON_ERROR(encap_unknown) },
+
+	/* UDP: a UDP socket is no TCP socket, except a tunnel's. */
+	{ "UDP to a port no tunnel takes (4790): passed",
+	  .spec = { ENC1(VXLAN(.port = 4790, .udp_csum = 1)) }, PASSED(not_tcp) },
+	{ "a UDP first fragment to 4789 (VXLAN): dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.frag_off = 0x2000)) }, ON_ERROR(fragments) },
+	{ "a UDP first fragment to 6081 (GENEVE): dropped (on-error)",
+	  .spec = { ENC1(GENEVE(.frag_off = 0x2000)) }, ON_ERROR(fragments) },
+	{ "IPv6: a UDP first fragment to 4789: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .frag_off = 0x2000)) }, ON_ERROR(fragments) },
+	{ "a UDP first fragment to port 53: passed",
+	  .spec = { ENC1(VXLAN(.port = 53, .frag_off = 0x2000)) }, PASSED(fragments) },
+	{ "a UDP middle fragment, no UDP socket on a tunnel port: passed",
+	  .spec = { ENC1(VXLAN(.frag_off = 0x2000 | 185)) }, PASSED(fragments) },
+	{ "IPv6: a UDP last fragment, no UDP socket on a tunnel port: passed",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .frag_off = 185)) }, PASSED(fragments) },
+
+	/* IP protocols and EtherTypes the stack takes IP out of. */
+	{ "ESP (IPv4 protocol 50): dropped (on-error)", MREQ, .mangle = ip_esp, .verdict = PV_DROP,
+	  .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "ESP (IPv6 next header 50): dropped (on-error)", .spec = { .ipv6 = 1 }, MREQ,
+	  .mangle = ip_esp, .verdict = PV_DROP,
+	  .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "IPv4 AH, then TCP", .spec = { .ah4_len = 4 }, MASKED },
+	{ "IPv4 AH with options and a longer ICV, then TCP",
+	  .spec = { .ah4_len = 7, .ip_opts = "\x01\x01\x01\x00", .ip_opts_len = 4 }, MASKED },
+	{ "IPv4 AH inside GRE, then TCP", .spec = { .ah4_len = 4, ENC1(GRE()) }, MASKED_TUN },
+	{ "MPLS unicast EtherType: dropped (on-error)", MREQ, .mangle = ether_mpls,
+	  .verdict = PV_DROP, .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "PPPoE session EtherType: dropped (on-error)", MREQ, .mangle = ether_pppoe_session,
+	  .verdict = PV_DROP, .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "MACsec EtherType: dropped (on-error)", MREQ, .mangle = ether_macsec, .verdict = PV_DROP,
+	  .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "MPLS in an 802.1Q tag: dropped (on-error)",
+	  .spec = { .n_vlans = 1, .vlan_tpid = { 0x8100 } }, MREQ, .mangle = ether_mpls,
+	  .verdict = PV_DROP, .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "LLDP EtherType: passed", MREQ, .mangle = ether_lldp, .delta = { .not_ip = 1 } },
+	{ "ARP inside VXLAN: passed", .spec = { ENC1(VXLAN()) }, MREQ, .mangle = ether_arp,
+	  .delta = { .not_ip = 1 } },
+	{ "MACsec inside VXLAN: dropped (on-error)", .spec = { ENC1(VXLAN()) }, MREQ,
+	  .mangle = ether_macsec, .verdict = PV_DROP,
+	  .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+};
+
+const size_t pt_n_wire_cases = sizeof(pt_wire_cases) / sizeof(pt_wire_cases[0]);
+
+/*
+ * A config of its own (pt_wire_config): VXLAN on 4789 and on 9999, GENEVE
+ * on 6081, a tunnel hdrstrip cannot read on 5555 (--udp-tunnel-ports), a
+ * UDP socket of the namespace on one of them (udp_tunnels), no NAT lookup.
+ */
+static const struct hs_tunnel_port wire_tunnels[] = {
+	{ .port = 4789, .kind = HS_TUN_VXLAN },
+	{ .port = 9999, .kind = HS_TUN_VXLAN },
+	{ .port = 6081, .kind = HS_TUN_GENEVE },
+	{ .port = 5555, .kind = HS_TUN_OPAQUE },
+};
+
+const struct th_wire pt_wire_config = {
+	.nat = HS_NAT_OFF,
+	.udp_tunnels = 1,
+	.tunnels = wire_tunnels,
+	.n_tunnels = sizeof(wire_tunnels) / sizeof(wire_tunnels[0]),
+};
+
+const struct pt_case pt_wire_config_cases[] = {
+	{ "VXLAN on a port the table names (9999)",
+	  .spec = { ENC1(VXLAN(.port = 9999, .udp_csum = 1)) }, MASKED_TUN },
+	{ "VXLAN on 8472, not in this table: passed", .spec = { ENC1(VXLAN(.port = 8472)) },
+	  PASSED(not_tcp) },
+	{ "UDP to a tunnel port hdrstrip cannot read (--udp-tunnel-ports): dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.port = 5555, .udp_csum = 1)) }, ON_ERROR(encap_unknown) },
+	{ "a UDP first fragment to that port: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.port = 5555, .frag_off = 0x2000)) }, ON_ERROR(fragments) },
+	{ "a UDP first fragment to port 53, a socket on a tunnel port: passed",
+	  .spec = { ENC1(VXLAN(.port = 53, .frag_off = 0x2000)) }, PASSED(fragments) },
+	{ "a UDP middle fragment while a UDP socket sits on a tunnel port: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.frag_off = 0x2000 | 185)) }, ON_ERROR(fragments) },
+	{ "IPv6: a UDP last fragment while a UDP socket sits on a tunnel port: dropped",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .frag_off = 185)) }, ON_ERROR(fragments) },
+	{ "a TCP first fragment to an inspected port: dropped (on-error), as before",
+	  .spec = { .frag_off = 0x2000 }, ON_ERROR(fragments) },
+	{ "a request to port 8080 without the NAT lookup: not inspected", .spec = { .dport = 8080 },
+	  PASSED(not_inspected) },
+};
+
+const size_t pt_n_wire_config_cases =
+	sizeof(pt_wire_config_cases) / sizeof(pt_wire_config_cases[0]);
+
+/* A device without a link header (tun, wireguard, ipip): every frame
+ * starts at its IP header. */
+const struct pt_case pt_l3_cases[] = {
+	{ "IPv4 first", .spec = { .no_l2 = 1 }, MASKED },
+	{ "IPv6 first", .spec = { .no_l2 = 1, .ipv6 = 1 }, MASKED },
+	{ "IPv4 AH, then TCP", .spec = { .no_l2 = 1, .ah4_len = 4 }, MASKED },
+	{ "IPv6 first, a 2 KiB destination-options header",
+	  .spec = { .no_l2 = 1, .ipv6 = 1, .ext = { { NH_DST, 255 } }, .n_ext = 1 }, MASKED },
+	{ "IPv4 first, version nibble 5 (neither ip_rcv() nor ipv6_rcv() takes it): passed",
+	  .spec = { .no_l2 = 1 }, MREQ, .mangle = ip_version5, TRUNC },
+	{ "IPv6 first, ESP: dropped (on-error)", .spec = { .no_l2 = 1, .ipv6 = 1 }, MREQ,
+	  .mangle = ip_esp, .verdict = PV_DROP,
+	  .delta = { .encap_unknown = 1, .packets_dropped = 1 } },
+	{ "IPIP on a device without a link header", .spec = { .no_l2 = 1, ENC1(IPIP()) },
+	  MASKED_TUN },
+	{ "SIT on a device without a link header", .spec = { .no_l2 = 1, .ipv6 = 1, ENC1(IPIP()) },
+	  MASKED_TUN },
+	{ "GRE with a key on a device without a link header",
+	  .spec = { .no_l2 = 1, ENC1(GRE(.gre_flags = PB_GRE_K | PB_GRE_C)) }, MASKED_TUN },
+	{ "VXLAN over a device without a link header (a WireGuard underlay)",
+	  .spec = { .no_l2 = 1, ENC1(VXLAN(.ipv6 = 1, .udp_csum = 1)) }, MASKED_TUN },
+	{ "a tunnel in a tunnel on a device without a link header: dropped (on-error)",
+	  .spec = { .no_l2 = 1, ENC2(IPIP(), IPIP(.ipv6 = 1)) }, ON_ERROR(encap_unknown) },
+	{ "UDP to a port no tunnel takes: passed",
+	  .spec = { .no_l2 = 1, ENC1(VXLAN(.port = 4790)) }, PASSED(not_tcp) },
+	{ "a UDP first fragment to 4789: dropped (on-error)",
+	  .spec = { .no_l2 = 1, ENC1(VXLAN(.frag_off = 0x2000)) }, ON_ERROR(fragments) },
+};
+
+const size_t pt_n_l3_cases = sizeof(pt_l3_cases) / sizeof(pt_l3_cases[0]);

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
+
+#include <hdrstrip/hooks.h>
 
 #include "hdrstrip.skel.h"
 #include "harness.h"
@@ -31,19 +34,87 @@ static __u32 processed_insns(const char *log)
 	return p ? (__u32)strtoul(p + 10, NULL, 10) : 0;
 }
 
+/*
+ * Set the one-byte global @name of the object's .rodata before load, found
+ * by name in its BTF: the skeleton's rodata struct is the clang-14 build's
+ * only, and the clang-19 object is opened from its file.
+ */
+static int set_rodata_u8(struct bpf_object *obj, const char *name, __u8 v)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, ".rodata");
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec;
+	const void *init;
+	size_t size = 0;
+	__u8 *data;
+	int id, i, err = -ENOENT;
+
+	init = m ? bpf_map__initial_value(m, &size) : NULL;
+	id = btf ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
+	if (!init || id < 0)
+		return -ENOENT;
+	data = malloc(size);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, init, size);
+	sec = btf__type_by_id(btf, (__u32)id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vs++) {
+		const struct btf_type *var = btf__type_by_id(btf, vs->type);
+
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->size != 1 || vs->offset >= size) {
+			err = -EINVAL;
+			break;
+		}
+		data[vs->offset] = v;
+		err = bpf_map__set_initial_value(m, data, size);
+		break;
+	}
+	free(data);
+	return err;
+}
+
+struct open_opts {
+	__u32 max_flows; /* 0: as built */
+	int l3; /* link_type HS_L2_NONE */
+};
+
+static int open_obj(struct th *h, const char *path, const char *label, const struct open_opts *oo);
+
 int th_open(struct th *h, const char *path, const char *label)
 {
-	return th_open_flows(h, path, label, 0);
+	const struct open_opts oo = { 0 };
+
+	return open_obj(h, path, label, &oo);
 }
 
 int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_flows)
 {
+	const struct open_opts oo = { .max_flows = max_flows };
+
+	return open_obj(h, path, label, &oo);
+}
+
+int th_open_l3(struct th *h, const char *path, const char *label)
+{
+	const struct open_opts oo = { .l3 = 1 };
+
+	return open_obj(h, path, label, &oo);
+}
+
+static int open_obj(struct th *h, const char *path, const char *label, const struct open_opts *oo)
+{
 	char *log[TH_HOOKS] = { 0 };
 	struct bpf_program *prog[TH_HOOKS];
+	__u32 max_flows = oo->max_flows;
 	int i, err;
 
 	memset(h, 0, sizeof(*h));
 	h->label = label;
+	hs_tunnels_default(h->tunnels);
 	if (path) {
 		h->obj = bpf_object__open_file(path, NULL);
 		err = libbpf_get_error(h->obj);
@@ -72,6 +143,16 @@ int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_f
 				strerror(-err));
 			goto out;
 		}
+	}
+	if (oo->l3) {
+		/* What attach does for a device without a link header. */
+		err = set_rodata_u8(h->obj, "link_type", HS_L2_NONE);
+		if (err) {
+			fprintf(stderr, "%s: the object has no link_type to set: %s\n", label,
+				strerror(-err));
+			goto out;
+		}
+		h->l3_dev = 1;
 	}
 	for (i = 0; i < TH_HOOKS; i++) {
 		prog[i] = bpf_object__find_program_by_name(h->obj, prog_name[i]);
@@ -140,8 +221,8 @@ int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n
 	return th_config_untracked(h, slot, on_error, HS_POLICY_SCAN, ports, n_ports);
 }
 
-int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
-			int n_ports)
+static int config_write(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
+			int n_ports, const struct th_wire *w)
 {
 	struct hs_config cfg;
 	__u32 key = 0;
@@ -153,11 +234,33 @@ int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked,
 	cfg.untracked = untracked;
 	for (i = 0; i < n_ports; i++)
 		cfg.ports[ports[i] / 64] |= 1ULL << (ports[i] % 64);
-	/* The loader's default tunnel ports; the NAT lookup on (it finds
-	 * nothing here). */
-	hs_tunnels_default(cfg.tunnels);
-	cfg.nat = HS_NAT_LOOKUP;
-	return bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY) ? -errno : 0;
+	/* By default the loader's tunnel ports and the NAT lookup on (it
+	 * finds nothing here). */
+	cfg.nat = w ? w->nat : HS_NAT_LOOKUP;
+	cfg.udp_tunnels = w ? w->udp_tunnels : 0;
+	if (w && w->tunnels) {
+		if (w->n_tunnels < 0 || w->n_tunnels > HS_MAX_TUNNEL_PORTS)
+			return -EINVAL;
+		memcpy(cfg.tunnels, w->tunnels, (size_t)w->n_tunnels * sizeof(cfg.tunnels[0]));
+	} else {
+		hs_tunnels_default(cfg.tunnels);
+	}
+	if (bpf_map_update_elem(h->config_fd, &key, &cfg, BPF_ANY))
+		return -errno;
+	memcpy(h->tunnels, cfg.tunnels, sizeof(h->tunnels));
+	return 0;
+}
+
+int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
+			int n_ports)
+{
+	return config_write(h, slot, on_error, untracked, ports, n_ports, NULL);
+}
+
+int th_config_wire(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports,
+		   const struct th_wire *w)
+{
+	return config_write(h, slot, on_error, HS_POLICY_SCAN, ports, n_ports, w);
 }
 
 int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t)
@@ -237,15 +340,27 @@ static __u16 rd16(const __u8 *p)
 	return (__u16)(p[0] << 8 | p[1]);
 }
 
+/* The tunnel the config's table names for UDP port @port (host order). */
+static __u8 udp_tunnel_of(const struct th *h, __u16 port)
+{
+	int i;
+
+	for (i = 0; i < HS_MAX_TUNNEL_PORTS && h->tunnels[i].port; i++)
+		if (h->tunnels[i].port == port)
+			return h->tunnels[i].kind;
+	return HS_TUN_NONE;
+}
+
 /*
  * The flow key and sequence number of a TCP segment, read here apart from
  * the datapath's parser: Ethernet with VLAN tags (or, @l2 0, an IP packet
- * with no link header), IPv4, IPv6 with the extension headers it follows,
- * and one tunnel (VXLAN and GENEVE on their default ports, GRE, IP in IP),
- * whose inner packet's key carries the tunnel and its id. Returns 0, or -1
- * for anything else.
+ * with no link header), IPv4 (and AH), IPv6 with the extension headers it
+ * follows, and one tunnel (VXLAN and GENEVE on the ports of the config's
+ * table, GRE version 0, IP in IP), whose inner packet's key carries the
+ * tunnel and its id. Returns 0, or -1 for anything else (a packet the
+ * program keeps no flow for).
  */
-static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
+static int seg_key_at(const struct th *h, const __u8 *p, size_t len, size_t off, int l2, int depth,
 		      struct hs_flow_key *k, __u32 *seq)
 {
 	size_t l4;
@@ -279,6 +394,12 @@ static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
 		k->family = 4;
 		next = p[off + 9];
 		l4 = off + (p[off] & 0xf) * 4;
+		if (next == 51) { /* AH: the protocol it protects follows it */
+			if (len < l4 + 2)
+				return -1;
+			next = p[l4];
+			l4 += (size_t)(p[l4 + 1] + 2) * 4;
+		}
 	} else if (proto == 0x86dd) {
 		if (len < off + 40)
 			return -1;
@@ -301,31 +422,30 @@ static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
 	}
 	if (next != 6 && depth)
 		return -1; /* no tunnel inside a tunnel */
-	if (next == 17) { /* VXLAN and GENEVE, on their default ports */
-		__u16 dport;
+	if (next == 17) { /* VXLAN and GENEVE, by the config's table */
+		__u8 kind;
 
 		if (len < l4 + 16)
 			return -1;
-		dport = rd16(p + l4 + 2);
+		kind = udp_tunnel_of(h, rd16(p + l4 + 2));
 		k->zone = (__u32)p[l4 + 12] << 16 | (__u32)p[l4 + 13] << 8 | p[l4 + 14];
-		if (dport == 4789 || dport == 8472) {
-			k->tunnel = HS_TUN_VXLAN;
-			return seg_key_at(p, len, l4 + 16, 1, 1, k, seq);
-		}
-		if (dport == 6081) {
-			k->tunnel = HS_TUN_GENEVE;
-			return seg_key_at(p, len, l4 + 16 + (p[l4 + 8] & 0x3f) * 4,
+		k->tunnel = kind;
+		if (kind == HS_TUN_VXLAN && (p[l4 + 8] & 0x08))
+			return seg_key_at(h, p, len, l4 + 16, 1, 1, k, seq);
+		if (kind == HS_TUN_GENEVE && !(p[l4 + 8] >> 6))
+			return seg_key_at(h, p, len, l4 + 16 + (p[l4 + 8] & 0x3f) * 4,
 					  rd16(p + l4 + 10) == 0x6558, 1, k, seq);
-		}
 		return -1;
 	}
-	if (next == 47) { /* GRE: checksum, key, sequence number */
+	if (next == 47) { /* GRE version 0: checksum, key, sequence number */
 		__u16 fl;
 		size_t o = l4 + 4;
 
 		if (len < l4 + 4)
 			return -1;
 		fl = rd16(p + l4);
+		if (fl & 0x4007) /* routing, or another version */
+			return -1;
 		if (fl & 0x8000)
 			o += 4;
 		k->zone = 0;
@@ -338,12 +458,12 @@ static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
 		if (fl & 0x1000)
 			o += 4;
 		k->tunnel = HS_TUN_GRE;
-		return seg_key_at(p, len, o, rd16(p + l4 + 2) == 0x6558, 1, k, seq);
+		return seg_key_at(h, p, len, o, rd16(p + l4 + 2) == 0x6558, 1, k, seq);
 	}
 	if (next == 4 || next == 41) {
 		k->tunnel = HS_TUN_IPIP;
 		k->zone = 0;
-		return seg_key_at(p, len, l4, 0, 1, k, seq);
+		return seg_key_at(h, p, len, l4, 0, 1, k, seq);
 	}
 	if (next != 6 || len < l4 + 20)
 		return -1;
@@ -353,11 +473,10 @@ static int seg_key_at(const __u8 *p, size_t len, size_t off, int l2, int depth,
 	return 0;
 }
 
-static int seg_key(const struct th *h, const __u8 *p, size_t len, struct hs_flow_key *k,
-		   __u32 *seq)
+static int seg_key(const struct th *h, const __u8 *p, size_t len, struct hs_flow_key *k, __u32 *seq)
 {
 	memset(k, 0, sizeof(*k));
-	return seg_key_at(p, len, 0, !h->l3_dev, 0, k, seq);
+	return seg_key_at(h, p, len, 0, !h->l3_dev, 0, k, seq);
 }
 
 /* A connection whose SYN the program saw, for the segment @in: the flow a

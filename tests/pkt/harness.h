@@ -35,6 +35,9 @@ struct th {
 	/* The object was loaded for a device without a link header (its
 	 * link_type rodata: HS_L2_NONE): packets start at their IP header. */
 	int l3_dev;
+	/* The config's tunnel table as th_config*() last wrote it (the
+	 * loader's default until then): where seed_flow() finds tunnels. */
+	struct hs_tunnel_port tunnels[HS_MAX_TUNNEL_PORTS];
 	int ncpus;
 	/* The verifier's "processed N insns" (log_level 4, the stats line)
 	 * and bpf_prog_info.verified_insns: the same number, read twice. */
@@ -53,6 +56,10 @@ char *th_slurp(const char *dir, const char *name, size_t *len);
 int th_open(struct th *h, const char *path, const char *label);
 /* The same with a flow table of @max_flows connections (0: as built). */
 int th_open_flows(struct th *h, const char *path, const char *label, __u32 max_flows);
+/* The same, the object loaded for a device without a link header (its
+ * link_type rodata set to HS_L2_NONE before load, as attach does for a
+ * tun or ipip device): packets start at their IP header (h->l3_dev). */
+int th_open_l3(struct th *h, const char *path, const char *label);
 void th_close(struct th *h);
 
 /* Config: @ports inspected, trie @slot active, @on_error policy, and the
@@ -61,6 +68,21 @@ int th_config(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n
 /* The same with an --untracked policy of its own (enum hs_policy). */
 int th_config_untracked(struct th *h, __u32 slot, __u8 on_error, __u8 untracked, const __u16 *ports,
 			int n_ports);
+
+/* The config's wire fields (struct hs_config), for th_config_wire(). */
+struct th_wire {
+	__u8 nat; /* enum hs_nat */
+	__u8 udp_tunnels; /* UDP sockets on a tunnel port (the loader's count) */
+	/* The tunnel table, n_tunnels entries (NULL: the loader's default). */
+	const struct hs_tunnel_port *tunnels;
+	int n_tunnels;
+};
+
+/* th_config() with the wire fields of @w (NULL: the loader's defaults, as
+ * th_config() writes them: default tunnel table, NAT lookup on, no UDP
+ * socket on a tunnel port). */
+int th_config_wire(struct th *h, __u32 slot, __u8 on_error, const __u16 *ports, int n_ports,
+		   const struct th_wire *w);
 int th_set_trie(struct th *h, __u32 slot, const struct hs_trie *t);
 
 /* Sums over every CPU. */

@@ -76,6 +76,13 @@ enum {
 
 extern const struct pt_case pt_http_cases[], pt_layer_cases[], pt_malformed_cases[];
 extern const size_t pt_n_http_cases, pt_n_layer_cases, pt_n_malformed_cases;
+/* The wire (fixtures.c): tunnels and what the parser passes or sends to
+ * on-error, under th_config(); the same under pt_wire_config (a tunnel
+ * table of its own, a UDP socket on a tunnel port, no NAT lookup); frames
+ * without a link header, for an object opened with th_open_l3(). */
+extern const struct pt_case pt_wire_cases[], pt_wire_config_cases[], pt_l3_cases[];
+extern const size_t pt_n_wire_cases, pt_n_wire_config_cases, pt_n_l3_cases;
+extern const struct th_wire pt_wire_config;
 
 /* Compile list text into a trie (hs_list_parse + hs_compile). */
 int pt_compile(const char *text, struct hs_trie *t);
@@ -103,6 +110,10 @@ int pt_diff_counters(const char *what, const char *hook, const struct hs_counter
  * one's complement zero (0x0000 for 0xffff). */
 int pt_same_bytes(const __u8 *got, size_t got_len, const __u8 *want, size_t want_len,
 		  size_t tcp_check_off, char *why, size_t why_len);
+
+/* The VXLAN and GENEVE ports of a config's tunnel table (@n entries at
+ * most), for pb_check_frame_ports(). */
+void pt_tun_ports(const struct hs_tunnel_port *t, int n, struct pb_tun_ports *p);
 
 #define PT_ALL_HOOKS ((1u << TH_XDP) | (1u << TH_TC))
 

@@ -68,6 +68,7 @@ void st_conn_init(struct st_conn *c, struct th *h, enum th_hook hook, __u16 spor
 int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, size_t n, __u8 *out)
 {
 	static __u8 pkt[PB_MAX_PKT], got[2 * PB_MAX_PKT];
+	struct pb_tun_ports tp;
 	struct pb_layout lay;
 	__u32 glen = 0, ret = 0;
 	size_t len, i;
@@ -91,7 +92,9 @@ int st_send_at(struct st_conn *c, __u32 seq, __u8 flags, const void *payload, si
 		fprintf(stderr, "  [%s] %s: returned %u\n", th_hook_name[c->hook], c->what, ret);
 		return -1;
 	}
-	if (glen != len || (!c->no_sum_check && pb_check_sums(got, glen, why, sizeof(why)) < 0)) {
+	pt_tun_ports(c->h->tunnels, HS_MAX_TUNNEL_PORTS, &tp);
+	if (glen != len || (!c->no_sum_check && pb_check_frame_ports(got, glen, !c->spec.no_l2, &tp,
+								     why, sizeof(why)) < 0)) {
 		fprintf(stderr, "  [%s] %s: segment at seq %u: %s\n", th_hook_name[c->hook],
 			c->what, seq, glen != len ? "length changed" : why);
 		return -1;

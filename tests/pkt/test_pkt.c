@@ -15,7 +15,9 @@
  * (the independent reference stripper), harness.c (loading, maps,
  * test_run), check.c (run one case, check everything), fixtures.c (the
  * tables), edges.c (cases built by code), corpus.c (the corpus against the
- * reference), random.c (random requests against the reference).
+ * reference), random.c (random requests against the reference), wire.c
+ * (tunnels in the flow key; the object loaded for a device without a link
+ * header).
  *
  * test_run limits measured on Linux 6.18 x86-64 (test_limits prints them):
  * xdp takes frames up to 73152 bytes, but only 3520 (4096 - 256 headroom -
@@ -39,6 +41,7 @@
 
 #include "edges.h"
 #include "stream.h"
+#include "wire.h"
 
 struct pt_state pt;
 
@@ -133,6 +136,64 @@ static void test_malformed(void **state)
 	assert_int_equal(
 		pt_check_table(&pt.obj14, pt_malformed_cases, pt_n_malformed_cases, PT_ALL_HOOKS),
 		0);
+}
+
+/* The checker every table trusts, on its own (no BPF). */
+static void test_builder(void **state)
+{
+	int frames = 0, bad;
+
+	(void)state;
+	bad = pt_builder_sums(&frames);
+	printf("builder: %d frames, each checksum checked and each damage refused\n", frames);
+	assert_int_equal(bad, 0);
+	assert_true(frames > 0);
+}
+
+/* Tunnels, and what the parser passes or sends to on-error. */
+static void test_wire(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_check_table(&pt.obj14, pt_wire_cases, pt_n_wire_cases, PT_ALL_HOOKS),
+			 0);
+}
+
+/* The wire tables that need a config of their own (pt_wire_config). */
+static int check_wire_config(struct th *h)
+{
+	int bad = th_config_wire(h, 0, HS_POLICY_DROP, &port80, 1, &pt_wire_config) != 0;
+
+	bad += pt_check_table(h, pt_wire_config_cases, pt_n_wire_config_cases, PT_ALL_HOOKS);
+	return bad + (prepare(h) != 0);
+}
+
+static void test_wire_config(void **state)
+{
+	(void)state;
+	assert_int_equal(check_wire_config(&pt.obj14), 0);
+}
+
+static void test_wire_zones(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_wire_zones(&pt.obj14), 0);
+}
+
+/* The object loaded for a device without a link header (link_type
+ * HS_L2_NONE), both compilers' builds. */
+static void test_l3(void **state)
+{
+	int cases = 0, cases19 = 0, bad;
+
+	(void)state;
+	if (!pt.obj19_path)
+		fail_msg("no --obj19 given");
+	bad = pt_l3(NULL, "clang-14, no link header", &cases);
+	bad += pt_l3(pt.obj19_path, "clang-19, no link header", &cases19);
+	printf("no link header: %d cases x 2 hooks, on the clang-14 and the clang-19 object\n",
+	       cases);
+	assert_int_equal(bad, 0);
+	assert_int_equal(cases, cases19);
 }
 
 static void test_truncation(void **state)
@@ -401,6 +462,11 @@ static void test_clang19(void **state)
 	bad += pt_check_table(&pt.obj19, pt_layer_cases, pt_n_layer_cases, PT_ALL_HOOKS);
 	bad += pt_check_table(&pt.obj19, pt_malformed_cases, pt_n_malformed_cases, PT_ALL_HOOKS);
 	bad += pt_reject_cases(&pt.obj19);
+	/* The fixture config and list again, whatever ran before. */
+	bad += prepare(&pt.obj19) != 0;
+	bad += pt_check_table(&pt.obj19, pt_wire_cases, pt_n_wire_cases, PT_ALL_HOOKS);
+	bad += check_wire_config(&pt.obj19);
+	bad += pt_wire_zones(&pt.obj19);
 	th_close(&pt.obj19);
 	assert_int_equal(bad, 0);
 }
@@ -413,6 +479,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_layers),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_builder),
+		cmocka_unit_test(test_wire),
+		cmocka_unit_test(test_wire_config),
+		cmocka_unit_test(test_wire_zones),
+		cmocka_unit_test(test_l3),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_reject),
 		cmocka_unit_test(test_junk),
