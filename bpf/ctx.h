@@ -45,7 +45,9 @@ static __always_inline int ctx_verdict(enum hs_verdict v, const int xdp)
 		return v == HS_VERDICT_DROP ? XDP_DROP : v == HS_VERDICT_TX ? XDP_TX : XDP_PASS;
 	/* UNSPEC, not OK: let any later classifier on the hook run too. (TX:
 	 * bpf_redirect() was called.) */
-	return v == HS_VERDICT_DROP ? TC_ACT_SHOT : v == HS_VERDICT_TX ? TC_ACT_REDIRECT : TC_ACT_UNSPEC;
+	return v == HS_VERDICT_DROP ? TC_ACT_SHOT
+	       : v == HS_VERDICT_TX ? TC_ACT_REDIRECT
+				    : TC_ACT_UNSPEC;
 }
 
 /*

@@ -966,9 +966,9 @@ static __always_inline int nat_inspected(void *ctx, struct scratch *sc, struct h
 	if (cfg->nat != HS_NAT_LOOKUP || event_hook == HS_HOOK_TC_EGRESS || sc->pk.key.tunnel)
 		return 0;
 	if ((sc->pk.tcp_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN) {
+		/* (Its data: counted as a request's below.) */
 		if (sc->pk.payload_end <= sc->pk.payload_off)
 			return 0;
-		port = sc->pk.dport; /* (counted as a request below) */
 	} else {
 		if (sc->pk.payload_end <= sc->pk.payload_off &&
 		    !(sc->pk.tcp_flags & (HS_TCP_FIN | HS_TCP_RST)))
@@ -1192,9 +1192,10 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 	}
 	/* A reject rule, or --on-error reject for what the policy stopped
 	 * (a TCP segment: pk.csum_off is set once its header was read). */
-	rejects = sc->why == HS_EVR_RULE ? sc->rejects
-					 : sc->why == HS_EVR_ON_ERROR &&
-						   cfg->on_error == HS_POLICY_REJECT && sc->pk.csum_off;
+	rejects = sc->why == HS_EVR_RULE
+			  ? sc->rejects
+			  : sc->why == HS_EVR_ON_ERROR && cfg->on_error == HS_POLICY_REJECT &&
+				    sc->pk.csum_off;
 	if (sc->why != HS_EVR_RULE)
 		event_drop(&sc->ev, &sc->pk.key, rejects ? HS_ACT_REJECT : HS_ACT_DROP,
 			   (__u8)sc->why);

@@ -44,7 +44,6 @@
 #define HS_MAX_VLANS 8
 #define HS_MAX_IPV6_EXT 6
 
-
 enum parse_res {
 	PARSE_OK = 0, /* a TCP segment: see struct pkt */
 	PARSE_PASS, /* the stack cannot deliver it to a TCP socket: pkt.why */

@@ -151,8 +151,8 @@ static __always_inline int reject_rewrite(void *ctx, const struct pkt *pk, int o
  * packet rewritten, trimmed and (at TC) redirected back, to be returned as
  * HS_VERDICT_TX; 0 to drop it as it is.
  */
-static __always_inline int reject_send(void *ctx, const struct pkt *pk, int offload,
-				       int egress, const int xdp, const int l2)
+static __always_inline int reject_send(void *ctx, const struct pkt *pk, int offload, int egress,
+				       const int xdp, const int l2)
 {
 	__u32 len = ctx_len(ctx, xdp), new_len;
 

@@ -151,7 +151,7 @@ int tunnels_merge(struct hs_config *cfg, const struct tunnel_ports *t)
 				if (n == HS_MAX_TUNNEL_PORTS)
 					return -E2BIG;
 				out[n++] = (struct hs_tunnel_port){ .port = t->port[k][i],
-								     .kind = (__u8)k };
+								    .kind = (__u8)k };
 			}
 			continue;
 		}
@@ -196,8 +196,8 @@ int tunnels_found(struct hs_config *cfg)
 		if (k == HS_MAX_TUNNEL_PORTS)
 			return -E2BIG;
 		cfg->tunnels[k++] = (struct hs_tunnel_port){ .port = enc[i].port,
-							    .kind = HS_TUN_OPAQUE,
-							    .flags = HS_TP_FOUND };
+							     .kind = HS_TUN_OPAQUE,
+							     .flags = HS_TP_FOUND };
 	}
 	return 0;
 }
@@ -218,7 +218,8 @@ static int udp_bound(const char *file, const struct hs_tunnel_port *table, unsig
 		/* "  sl  local_address ...": "N: ADDR:PORT ..." in hex. */
 		char *colon = strchr(line, ':');
 
-		if (!colon || !(colon = strchr(colon + 1, ':')) || sscanf(colon + 1, "%x", &port) != 1)
+		if (!colon || !(colon = strchr(colon + 1, ':')) ||
+		    sscanf(colon + 1, "%x", &port) != 1)
 			continue;
 		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && table[i].port; i++)
 			if (table[i].port == port)
@@ -395,8 +396,9 @@ static void tunnel_dev_check(const char *name, const char *kind, int udp_port, v
 					      "macsec",	   "bareudp", "gtp", "pptp" };
 	struct tun_check *c = arg;
 	char msg[512];
-	int want = !strcmp(kind, "vxlan") ? HS_TUN_VXLAN : !strcmp(kind, "geneve") ? HS_TUN_GENEVE
-										      : -1;
+	int want = !strcmp(kind, "vxlan")    ? HS_TUN_VXLAN
+		   : !strcmp(kind, "geneve") ? HS_TUN_GENEVE
+					     : -1;
 	int e;
 
 	if (want >= 0) {
@@ -405,23 +407,26 @@ static void tunnel_dev_check(const char *name, const char *kind, int udp_port, v
 			return;
 		if (e >= 0)
 			c->told[e] = 1;
-		snprintf(msg, sizeof(msg),
-			 "%s (%s) takes packets out of UDP port %d, which is not among the %s ports: "
-			 "%s; add the port (--%s-ports) to read them",
-			 name, kind, udp_port, kind,
-			 e >= 0 ? "they go to the --on-error policy" : "they pass as plain UDP, unread",
-			 kind);
+		snprintf(
+			msg, sizeof(msg),
+			"%s (%s) takes packets out of UDP port %d, which is not among the %s ports: "
+			"%s; add the port (--%s-ports) to read them",
+			name, kind, udp_port, kind,
+			e >= 0 ? "they go to the --on-error policy"
+			       : "they pass as plain UDP, unread",
+			kind);
 		c->say(c->arg, msg);
 		return;
 	}
 	for (size_t i = 0; i < HS_ARRAY_SIZE(sealed); i++)
 		if (!strcmp(kind, sealed[i])) {
-			snprintf(msg, sizeof(msg),
-				 "%s (%s) decrypts or unwraps what it receives after the hooks, in a "
-				 "form hdrstrip cannot read (its UDP packets go to the --on-error "
-				 "policy): attach to %s itself, or strip at the origin's sockets "
-				 "(attach --cgroup PATH --receive)",
-				 name, kind, name);
+			snprintf(
+				msg, sizeof(msg),
+				"%s (%s) decrypts or unwraps what it receives after the hooks, in a "
+				"form hdrstrip cannot read (its UDP packets go to the --on-error "
+				"policy): attach to %s itself, or strip at the origin's sockets "
+				"(attach --cgroup PATH --receive)",
+				name, kind, name);
 			c->say(c->arg, msg);
 			return;
 		}
@@ -436,11 +441,12 @@ int tunnels_check(const struct hs_config *cfg, void (*say)(void *arg, const char
 	for (int i = 0; i < HS_MAX_TUNNEL_PORTS && cfg->tunnels[i].port; i++) {
 		if (!(cfg->tunnels[i].flags & HS_TP_FOUND) || c.told[i])
 			continue;
-		snprintf(msg, sizeof(msg),
-			 "UDP port %u: a socket of this namespace takes packets out of it, in a form "
-			 "hdrstrip cannot read (FOU, GUE, L2TP, ESP in UDP, ...): they go to the "
-			 "--on-error policy (%s)",
-			 cfg->tunnels[i].port, hs_policy_name(cfg->on_error));
+		snprintf(
+			msg, sizeof(msg),
+			"UDP port %u: a socket of this namespace takes packets out of it, in a form "
+			"hdrstrip cannot read (FOU, GUE, L2TP, ESP in UDP, ...): they go to the "
+			"--on-error policy (%s)",
+			cfg->tunnels[i].port, hs_policy_name(cfg->on_error));
 		say(arg, msg);
 	}
 	return r;
@@ -457,8 +463,9 @@ void tunnels_format(const struct hs_tunnel_port *table, char *buf, size_t size)
 		for (int i = 0; i < HS_MAX_TUNNEL_PORTS && table[i].port && o + 24 < size; i++) {
 			if (table[i].kind != k)
 				continue;
-			o += snprintf(buf + o, size - o, "%s%s%s%u", sep, *sep == ',' ? "" : hs_tunnel_name(k),
-				      *sep == ',' ? "" : " ", table[i].port);
+			o += snprintf(buf + o, size - o, "%s%s%s%u", sep,
+				      *sep == ',' ? "" : hs_tunnel_name(k), *sep == ',' ? "" : " ",
+				      table[i].port);
 			sep = ",";
 		}
 	}

@@ -145,10 +145,10 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		       file, line, key);
 		return -1;
 	}
-	if (a->cgroup && (!strcmp(key, "hooks") || !strcmp(key, "netns") ||
-			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent") || !strcmp(key, "nat") ||
-			  !strcmp(key, "vxlan-ports") || !strcmp(key, "geneve-ports") ||
-			  !strcmp(key, "udp-tunnel-ports"))) {
+	if (a->cgroup &&
+	    (!strcmp(key, "hooks") || !strcmp(key, "netns") || !strcmp(key, "xdp-mode") ||
+	     !strcmp(key, "urgent") || !strcmp(key, "nat") || !strcmp(key, "vxlan-ports") ||
+	     !strcmp(key, "geneve-ports") || !strcmp(key, "udp-tunnel-ports"))) {
 		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
 		       key);
 		return -1;

@@ -170,11 +170,12 @@ static void nat_pair(int from, int to, void *arg)
 		ns->pairs[ns->n][1] = to;
 		ns->n++;
 	}
-	snprintf(msg, sizeof(msg),
-		 "conntrack holds connections NAT'd from port %d, not inspected, to inspected port "
-		 "%d: the ingress hooks pass them without a look (%s); use --nat lookup on a kernel "
-		 "with conntrack's kfuncs, or inspect port %d too",
-		 from, to, ns->cfg->nat == HS_NAT_OFF ? "--nat off" : "no conntrack kfuncs", from);
+	snprintf(
+		msg, sizeof(msg),
+		"conntrack holds connections NAT'd from port %d, not inspected, to inspected port "
+		"%d: the ingress hooks pass them without a look (%s); use --nat lookup on a kernel "
+		"with conntrack's kfuncs, or inspect port %d too",
+		from, to, ns->cfg->nat == HS_NAT_OFF ? "--nat off" : "no conntrack kfuncs", from);
 	ns->say(ns->w, msg);
 }
 
@@ -260,7 +261,8 @@ static void print_status(const struct found *f, int json, int last)
 			       arphrd_name(f->d.arphrd), hs_nat_name(f->cfg.nat));
 			for (int i = 0; i < HS_MAX_TUNNEL_PORTS && f->cfg.tunnels[i].port; i++)
 				printf("%s{\"kind\":\"%s\",\"port\":%u}", i ? "," : "",
-				       hs_tunnel_name(f->cfg.tunnels[i].kind), f->cfg.tunnels[i].port);
+				       hs_tunnel_name(f->cfg.tunnels[i].kind),
+				       f->cfg.tunnels[i].port);
 			printf("],\"warnings\":[");
 			status_warnings(f, json_warning);
 			printf("]");

@@ -102,24 +102,24 @@ int netns_enter(const char *name, char *path, size_t size, int *entering)
 /* What ip link calls each link type hdrstrip may meet, and the framing
  * of its packets at XDP and TC. */
 static const struct {
-	int arphrd;
 	const char *name;
+	int arphrd;
 	int link_type;
 } link_types[] = {
-	{ ARPHRD_ETHER, "ether", HS_L2_ETHER },
-	{ ARPHRD_LOOPBACK, "loopback", HS_L2_ETHER },
+	{ "ether", ARPHRD_ETHER, HS_L2_ETHER },
+	{ "loopback", ARPHRD_LOOPBACK, HS_L2_ETHER },
 	/* No link header: the program sees the IP header first. */
-	{ ARPHRD_NONE, "none", HS_L2_NONE }, /* tun, wireguard */
-	{ ARPHRD_RAWIP, "rawip", HS_L2_NONE },
-	{ ARPHRD_TUNNEL, "ipip", HS_L2_NONE },
-	{ ARPHRD_TUNNEL6, "tunnel6", HS_L2_NONE },
-	{ ARPHRD_SIT, "sit", HS_L2_NONE },
-	{ ARPHRD_IPGRE, "gre", HS_L2_NONE },
-	{ 823 /* ARPHRD_IP6GRE */, "ip6gre", HS_L2_NONE },
-	{ ARPHRD_PPP, "ppp", HS_L2_NONE },
-	{ ARPHRD_INFINIBAND, "infiniband", -1 },
-	{ ARPHRD_IEEE802154, "ieee802.15.4", -1 },
-	{ ARPHRD_CAN, "can", -1 },
+	{ "none", ARPHRD_NONE, HS_L2_NONE }, /* tun, wireguard */
+	{ "rawip", ARPHRD_RAWIP, HS_L2_NONE },
+	{ "ipip", ARPHRD_TUNNEL, HS_L2_NONE },
+	{ "tunnel6", ARPHRD_TUNNEL6, HS_L2_NONE },
+	{ "sit", ARPHRD_SIT, HS_L2_NONE },
+	{ "gre", ARPHRD_IPGRE, HS_L2_NONE },
+	{ "ip6gre", 823 /* ARPHRD_IP6GRE */, HS_L2_NONE },
+	{ "ppp", ARPHRD_PPP, HS_L2_NONE },
+	{ "infiniband", ARPHRD_INFINIBAND, -1 },
+	{ "ieee802.15.4", ARPHRD_IEEE802154, -1 },
+	{ "can", ARPHRD_CAN, -1 },
 };
 
 const char *arphrd_name(int arphrd)
@@ -141,7 +141,8 @@ static void dev_link_type(struct dev *d)
 	if (fd < 0)
 		return;
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", (int)sizeof(ifr.ifr_name) - 1, d->name);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%.*s", (int)sizeof(ifr.ifr_name) - 1,
+		 d->name);
 	if (!ioctl(fd, SIOCGIFHWADDR, &ifr))
 		d->arphrd = ifr.ifr_hwaddr.sa_family;
 	close(fd);

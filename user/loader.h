@@ -225,8 +225,7 @@ int udp_encap_ports(struct hs_encap_sock *out, int max);
 /* Every device of this network namespace that has a kind (ip -d link:
  * vxlan, geneve, wireguard, ipip, ...), with its UDP port for vxlan and
  * geneve (0 for others), to @cb. 0 or -errno. */
-int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg),
-		void *arg);
+int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg), void *arg);
 
 /* Create a device's maps (not pinned, no program): @m holds their fds. */
 int maps_create(const struct dev *d, struct dev_maps *m);

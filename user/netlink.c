@@ -139,8 +139,7 @@ struct link_dump_req {
 	struct ifinfomsg ifi;
 };
 
-int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg),
-		void *arg)
+int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg), void *arg)
 {
 	struct link_dump_req req;
 	char buf[32768];

@@ -102,7 +102,7 @@
 	  "Data without ACK (dropped) and IPv6 header chains longer than hdrstrip follows "        \
 	  "(the on-error policy applied).")                                                        \
 	/* What the hooks pass without a scan, and why the stack cannot deliver it to an         \
-	 * inspected socket; and what they cannot read (README: "What passes unscanned"). */      \
+	 * inspected socket; and what they cannot read (README: "What passes unscanned"). */ \
 	X(not_ip,                                                                                  \
 	  "Frames of an EtherType that carries no IP (ARP, LLDP, 802.3 LLC, ...): passed.")        \
 	X(not_tcp,                                                                                 \
@@ -111,7 +111,7 @@
 	X(not_inspected,                                                                           \
 	  "TCP segments neither to an inspected port (after NAT) nor, with response rules, from "  \
 	  "one: passed.")                                                                          \
-	X(no_payload, "TCP segments with no payload, SYN, FIN, RST or URG (bare ACKs): passed.")    \
+	X(no_payload, "TCP segments with no payload, SYN, FIN, RST or URG (bare ACKs): passed.")   \
 	X(tunneled, "Packets read inside a tunnel (VXLAN, GENEVE, GRE, IPIP, SIT, ip6tnl).")       \
 	X(nat_inspected,                                                                           \
 	  "Segments to a port not inspected that conntrack's NAT takes to an inspected one: "      \

@@ -58,7 +58,7 @@ enum hs_urgent {
 #define HS_POLICIES(X)                                                                             \
 	X(DROP, "drop")                                                                            \
 	X(PASS, "pass")                                                                            \
-	X(SCAN, "scan") /* untracked segments only: mask internal-looking lines */                  \
+	X(SCAN, "scan") /* untracked segments only: mask internal-looking lines */                 \
 	X(REJECT, "reject") /* --on-error only: drop, and reset the sender's connection */
 
 enum hs_policy {

@@ -20,7 +20,7 @@
 	X(VXLAN, "vxlan") /* UDP: an 8-byte header, then an Ethernet frame */                      \
 	X(GENEVE, "geneve") /* UDP: 8 bytes and options, then Ethernet or IP */                    \
 	X(GRE, "gre") /* IP protocol 47, version 0: IP or Ethernet (gretap) */                     \
-	X(IPIP, "ipip") /* IP in IP: IPIP, SIT, ip6tnl (IP protocols 4 and 41) */                 \
+	X(IPIP, "ipip") /* IP in IP: IPIP, SIT, ip6tnl (IP protocols 4 and 41) */                  \
 	X(OPAQUE, "udp") /* UDP to a port some tunnel takes that hdrstrip cannot read */
 
 enum hs_tunnel {

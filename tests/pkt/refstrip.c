@@ -153,7 +153,8 @@ int ref_list_parse(const char *text, size_t len, int mask_only, struct ref_list 
 
 			while (space(*a))
 				a++;
-			r->drop = !mask_only && (!strncasecmp(a, "drop", 4) || !strncasecmp(a, "reject", 6));
+			r->drop = !mask_only &&
+				  (!strncasecmp(a, "drop", 4) || !strncasecmp(a, "reject", 6));
 		}
 		if (s[w - 1] == '*') {
 			r->prefix = 1;

@@ -98,37 +98,63 @@ struct reject_case {
 
 static const struct reject_case cases[] = {
 	{ "IPv4: a reject rule answers with a reset (seq = its ACK number)",
-	  .payload = RQ "X-Secret: 1\r\n\r\n",
-	  .answered = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
-		     .packets_dropped = 1, .packets_rejected = 1 } },
+	  .payload = RQ "X-Secret: 1\r\n\r\n", .answered = 1,
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
+		     .packets_dropped = 1,
+		     .packets_rejected = 1 } },
 	{ "IPv6: the same", .spec = { .ipv6 = 1 }, .payload = RQ "X-Secret: 1\r\n\r\n",
 	  .answered = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
-		     .packets_dropped = 1, .packets_rejected = 1 } },
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
+		     .packets_dropped = 1,
+		     .packets_rejected = 1 } },
 	{ "802.1Q IPv4: the tag stays, the rest turns round",
 	  .spec = { .n_vlans = 1, .vlan_tpid = { 0x8100 } }, .payload = RQ "X-Secret: 1\r\n\r\n",
 	  .answered = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
-		     .packets_dropped = 1, .packets_rejected = 1 } },
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
+		     .packets_dropped = 1,
+		     .packets_rejected = 1 } },
 	{ "without ACK (data in a SYN): seq 0, ACK for the SYN and its data",
 	  .spec = { .tcp_flags = 0x02 }, .payload = RQ "X-Secret: 1\r\n\r\n", .answered = 1,
 	  .no_seed = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
-		     .packets_dropped = 1, .packets_rejected = 1, .flows_new = 1 } },
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
+		     .packets_dropped = 1,
+		     .packets_rejected = 1,
+		     .flows_new = 1 } },
 	{ "--on-error reject: two Content-Lengths",
-	  .payload = RQ "Content-Length: 1\r\nContent-Length: 2\r\n\r\n", .on_error = HS_POLICY_REJECT,
-	  .answered = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 3, .framing_conflict = 1,
-		     .packets_dropped = 1, .packets_rejected = 1 } },
+	  .payload = RQ "Content-Length: 1\r\nContent-Length: 2\r\n\r\n",
+	  .on_error = HS_POLICY_REJECT, .answered = 1,
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 3,
+		     .framing_conflict = 1,
+		     .packets_dropped = 1,
+		     .packets_rejected = 1 } },
 	{ "IPv4 options: not answered in place, dropped",
 	  .spec = { .ip_opts = "\x01\x01\x01\x00", .ip_opts_len = 4 },
 	  .payload = RQ "X-Secret: 1\r\n\r\n",
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
 		     .packets_dropped = 1 } },
 	{ "observe mode: passed as it is, observed", .payload = RQ "X-Secret: 1\r\n\r\n",
 	  .observe = 1,
-	  .delta = { .inspected = 1, .http_requests = 1, .headers_seen = 2, .headers_matched = 1,
+	  .delta = { .inspected = 1,
+		     .http_requests = 1,
+		     .headers_seen = 2,
+		     .headers_matched = 1,
 		     .headers_observed = 1 } },
 };
 
@@ -163,12 +189,13 @@ static int run_case(struct th *h, const struct reject_case *c, const struct hs_t
 		wantc.packets = 1;
 		th_counters(h, &before);
 		if (th_run(h, hook, in, (__u32)len, got, sizeof(got), &glen, &ret)) {
-			fprintf(stderr, "  [%s] %s: test_run failed\n", th_hook_name[hook], c->what);
+			fprintf(stderr, "  [%s] %s: test_run failed\n", th_hook_name[hook],
+				c->what);
 			bad++;
 			continue;
 		}
 		th_counters(h, &after);
-		want_ret = c->answered ? (hook == TH_XDP ? XDP_TX : TC_ACT_REDIRECT)
+		want_ret = c->answered	? (hook == TH_XDP ? XDP_TX : TC_ACT_REDIRECT)
 			   : c->observe ? (hook == TH_XDP ? XDP_PASS : (__u32)TC_ACT_UNSPEC)
 					: (hook == TH_XDP ? XDP_DROP : TC_ACT_SHOT);
 		if (ret != want_ret) {
@@ -186,8 +213,8 @@ static int run_case(struct th *h, const struct reject_case *c, const struct hs_t
 			continue;
 		}
 		if (pb_check_sums(got, glen, why, sizeof(why)) < 0) {
-			fprintf(stderr, "  [%s] %s: the reset's checksums: %s\n", th_hook_name[hook],
-				c->what, why);
+			fprintf(stderr, "  [%s] %s: the reset's checksums: %s\n",
+				th_hook_name[hook], c->what, why);
 			bad++;
 		}
 		/* Every byte but the checksums, which pb_check_sums checked. */
