@@ -207,7 +207,10 @@ static __always_inline enum norm_csum norm_tcp_csum(void *ctx, const struct pkt 
 	/* A benchmark's lower bound only (bench/bench.mk): never attached. */
 	return NORM_CSUM_GOOD;
 #endif
-	if (!xdp && bpf_csum_level(ctx, BPF_CSUM_LEVEL_QUERY) >= 0)
+	/* (Not for a tunnel's inner segment: which of the packet's checksums
+	 * a device's level counts depends on the tunnel, and the inner one
+	 * is checked here.) */
+	if (!xdp && !pk->key.tunnel && bpf_csum_level(ctx, BPF_CSUM_LEVEL_QUERY) >= 0)
 		return NORM_CSUM_GOOD;
 	/* A GSO packet of the local stack (or of a guest, through a tap):
 	 * its checksums are the device's to complete, from the bytes. */
