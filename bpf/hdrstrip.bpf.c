@@ -339,6 +339,7 @@ __attribute__((noinline)) int conn_open_tc(struct __sk_buff *ctx, struct scratch
 static __always_inline void observed_drop(struct scratch *sc, struct hs_counters *cnt, __u8 why)
 {
 	cnt->packets_observed++;
+	sc->m.obs_drop |= 2; /* counted: a drop rule's match adds nothing */
 	event_drop(&sc->ev, &sc->pk.key, HS_ACT_OBSERVE, why);
 }
 
@@ -853,8 +854,16 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 
 	if (!sc)
 		return HS_VERDICT_PASS;
+	sc->m.obs_drop = 0;
 	v = process_pkt(ctx, sc, xdp);
-	if (v != HS_VERDICT_DROP || maps_lookup(&cfg, &cnt))
+	if (v != HS_VERDICT_DROP) {
+		/* Observe mode passed what a drop rule matched (its lines'
+		 * events say so, reason rule): once a packet. */
+		if (sc->m.obs_drop == 1 && !maps_lookup(&cfg, &cnt))
+			cnt->packets_observed++;
+		return v;
+	}
+	if (maps_lookup(&cfg, &cnt))
 		return v;
 	if (cfg->observe) {
 		observed_drop(sc, cnt, (__u8)sc->why);
