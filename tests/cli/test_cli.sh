@@ -239,7 +239,7 @@ run 0 "$HDRSTRIP" compile --headers - <"$TMP/two.txt"
 matches out "^-: 2 names, "
 list bad-space.txt "x-ok" "x bad"
 run 2 "$HDRSTRIP" compile --headers - <"$TMP/bad-space.txt"
-same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
+same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')"
 
 # The block written by -o is the BPF map value: sizeof(struct hs_trie)
 # bytes, starting with the magic and version.
@@ -381,13 +381,13 @@ bad() {
 
 t "bad: invalid character"
 list b1.txt "# list" "x bad"
-bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
+bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')"
 list b1b.txt "x:a"
 bad "$TMP/b1b.txt" "hdrstrip: $TMP/b1b.txt:1: invalid character ':' in header name \"x...\""
 
 t "bad: unknown action"
 list b2.txt "x-foo maks"
-bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')"
+bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop' or 'observe')"
 
 t "bad: direction"
 list b2b.txt "x-foo mask respones"

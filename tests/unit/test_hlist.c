@@ -387,11 +387,11 @@ static void test_error_invalid_character(void **state)
 	(void)state;
 	expect_error(
 		"x-ok\nx bad\n",
-		"test.list:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 	/* A tab is named as a tab. */
 	expect_error(
 		"x\tbad\n",
-		"test.list:1: invalid character '\\x09' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character '\\x09' in header name \"x...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 	/* Three words: the third is a direction, and shown only when it is
 	 * a misspelt one (test_error_direction). */
 	expect_error(
@@ -416,13 +416,13 @@ static void test_error_no_secrets(void **state)
 		     "test.list:1: invalid character ':' in header name \"root...\"");
 	expect_error(
 		"password hunter2\n",
-		"test.list:1: invalid character ' ' in header name \"password...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"password...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"x-ok\nAPI_KEY=s3cr3t-value with-space\n",
-		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"-----BEGIN OPENSSH PRIVATE KEY-----\n",
-		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 	/* 200 bytes of token: a key, not a name. */
 	expect_error(
 		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
@@ -480,17 +480,51 @@ static void test_error_unknown_action(void **state)
 	(void)state;
 	expect_error(
 		"x-foo maks\n",
-		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop' or 'observe')");
 	expect_error(
 		"x-a\n\nx-foo  Dorp  # typo\n",
-		"test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask', 'drop' or 'observe')");
 	expect_error(
 		"x-foo drp\n",
-		"test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask', 'drop' or 'observe')");
 	/* A word nowhere near an action: the name has a space in it. */
 	expect_error(
 		"x-foo dropped\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
+}
+
+/* The hints that name the actions and directions name every one of their
+ * tables (issue 36: observe was missing), each once, in the table's order. */
+static void test_error_hints_from_tables(void **state)
+{
+	static const char *const texts[] = { "x-foo maks\n", "x bad\n" };
+	struct hs_err err;
+	struct hs_list l;
+
+	(void)state;
+	for (size_t k = 0; k < HS_ARRAY_SIZE(texts); k++) {
+		const char *at;
+
+		assert_int_equal(hs_list_parse(texts[k], strlen(texts[k]), TEST_LIST_PATH, NULL, &l,
+					       &err),
+				 -EINVAL);
+		at = err.msg;
+		for (int a = 0; a < HS_ACT_MAX; a++) {
+			char w[32];
+
+			snprintf(w, sizeof(w), "'%s'", hs_action_names[a]);
+			at = strstr(at, w);
+			assert_non_null(at);
+		}
+		if (k == 1)
+			for (int d = HS_DIRSET_REQUEST; d < HS_DIRSET_MAX; d++) {
+				char w[32];
+
+				snprintf(w, sizeof(w), "'%s'", hs_dir_set_names[d]);
+				at = strstr(at, w);
+				assert_non_null(at);
+			}
+	}
 }
 
 /* Direction words: misspelt ones are named, other words are not (they may
@@ -510,7 +544,7 @@ static void test_error_direction(void **state)
 	/* A misspelt action before a direction is still the action's error. */
 	expect_error(
 		"x-foo maks response\n",
-		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop' or 'observe')");
 	/* An unknown third word, not shown. */
 	expect_error(
 		"x-foo mask s3cr3t\n",
@@ -531,7 +565,7 @@ static void test_error_direction(void **state)
 	/* A second word far from any word: the name has a space in it. */
 	expect_error(
 		"x-foo responsible\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')");
 }
 
 static void test_error_duplicate(void **state)
@@ -661,7 +695,7 @@ static void test_load_file(void **state)
 	assert_int_equal(err.bad_input, 1);
 	snprintf(
 		msg, sizeof(msg),
-		"%s:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')",
+		"%s:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop' or 'observe', and a direction, 'request', 'response' or 'both')",
 		path);
 	assert_string_equal(err.msg, msg);
 	close(fd);
@@ -714,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_error_invalid_character),
 		cmocka_unit_test(test_error_nul_byte),
 		cmocka_unit_test(test_error_no_secrets),
+		cmocka_unit_test(test_error_hints_from_tables),
 		cmocka_unit_test(test_load_symlink_loop_and_permission),
 		cmocka_unit_test(test_error_unknown_action),
 		cmocka_unit_test(test_error_direction),
