@@ -118,6 +118,27 @@ static const char *show_name(const char *s, size_t len, char buf[SHOW_MAX + 4])
 	return buf;
 }
 
+/*
+ * A name the list accepted, as its warnings show it: whole (at most
+ * SHOW_MAX bytes, then "..."), '"' and '\\' escaped; but not what follows
+ * an '=': a KEY=VALUE line is rather a secret in a file given as a list by
+ * mistake than a header name, and its value stays out of the message.
+ */
+static const char *show_listed(const char *s, size_t len, char buf[2 * SHOW_MAX + 4])
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len && i < SHOW_MAX && s[i] != '='; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			buf[o++] = '\\';
+		buf[o++] = s[i];
+	}
+	if (i < len)
+		memcpy(buf + o, "...", 3), o += 3;
+	buf[o] = 0;
+	return buf;
+}
+
 /* A name's first byte that is not a token character; @len if none. */
 static size_t first_non_token(const char *s, size_t len)
 {
@@ -413,13 +434,23 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 	c->strings = out->name + out->len + 1;
 	memcpy(out->orig, s, nlen);
 	if (out->non_token && c->warn) {
-		char w[HS_ERR_MSG];
+		char w[HS_ERR_MSG], lb[2 * SHOW_MAX + 4];
 
 		snprintf(
 			w, sizeof(w),
 			"%s:%u: header name \"%s\" is not an RFC 9110 token (%s is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written",
-			c->path, c->lineno, show_name(s, nlen, buf),
+			c->path, c->lineno, show_listed(s, nlen, lb),
 			show_byte(s[first_non_token(s, nlen)], bb));
+		c->warn(w);
+	}
+	if (memchr(s, '*', nlen - out->prefix) && c->warn) {
+		char w[HS_ERR_MSG], lb[2 * SHOW_MAX + 4];
+
+		/* "x-*-auth": a glob was meant, but '*' is a token byte. */
+		snprintf(
+			w, sizeof(w),
+			"%s:%u: header name \"%s\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)",
+			c->path, c->lineno, show_listed(s, nlen, lb));
 		c->warn(w);
 	}
 	out->orig[nlen] = 0;

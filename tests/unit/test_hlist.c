@@ -272,10 +272,10 @@ static void test_non_token_names_warn(void **state)
 	assert_int_equal(n_warnings, 2);
 	assert_string_equal(
 		warnings[0],
-		"test.list:2: header name \"Referer...\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+		"test.list:2: header name \"Referer[sic]\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
 	assert_string_equal(
 		warnings[1],
-		"test.list:4: header name \"x...\" is not an RFC 9110 token ('\"' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+		"test.list:4: header name \"x\\\"q\\\"\" is not an RFC 9110 token ('\"' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
 	assert_int_equal(l.names[0].non_token, 0);
 	assert_int_equal(l.names[1].non_token, 1);
 	assert_int_equal(l.names[2].non_token, 0);
@@ -287,6 +287,49 @@ static void test_non_token_names_warn(void **state)
 	/* Without a callback the same list parses silently. */
 	parse_ok(text, -1, &l);
 	assert_int_equal(l.n, 4);
+	hs_list_free(&l);
+
+	/* The name whole, up to 40 bytes; never what follows an '=' (a
+	 * KEY=VALUE line of a file given as a list by mistake). */
+	n_warnings = 0;
+	text = "x-{abcdefghijklmnopqrstuvwxyz0123456789}-tail\nAPI_KEY=[s3cret]\n";
+	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
+	assert_int_equal(n_warnings, 2);
+	assert_string_equal(
+		warnings[0],
+		"test.list:1: header name \"x-{abcdefghijklmnopqrstuvwxyz0123456789}...\" is not an RFC 9110 token ('{' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_string_equal(
+		warnings[1],
+		"test.list:2: header name \"API_KEY...\" is not an RFC 9110 token ('=' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_null(strstr(warnings[1], "s3cret"));
+	hs_list_free(&l);
+}
+
+/* A '*' inside a name is a byte of it (a token character), not a
+ * wildcard: the list says so, and the rule matches that byte only. */
+static void test_inner_star_warns(void **state)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	struct hs_list l;
+	const char *text = "x-*-auth\nx-a*\nx-**\nx-ok\n";
+
+	(void)state;
+	hs_list_opts_default(&o);
+	o.warn = collect_warning;
+	n_warnings = 0;
+	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(n_warnings, 2);
+	assert_string_equal(
+		warnings[0],
+		"test.list:1: header name \"x-*-auth\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)");
+	assert_string_equal(
+		warnings[1],
+		"test.list:3: header name \"x-**\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)");
+	expect_name(&l, 0, "x-*-auth", "x-*-auth", 0, HS_ACT_MASK, 1);
+	expect_name(&l, 1, "x-a", "x-a*", 1, HS_ACT_MASK, 2);
+	expect_name(&l, 2, "x-*", "x-**", 1, HS_ACT_MASK, 3);
 	hs_list_free(&l);
 }
 
@@ -742,6 +785,7 @@ int main(void)
 		cmocka_unit_test(test_directions_disjoint_duplicates),
 		cmocka_unit_test(test_fold_underscore_directive_and_option),
 		cmocka_unit_test(test_non_token_names_warn),
+		cmocka_unit_test(test_inner_star_warns),
 		cmocka_unit_test(test_name_length_limit),
 		cmocka_unit_test(test_name_length_not_narrowed),
 		cmocka_unit_test(test_name_count_limit),
