@@ -83,6 +83,11 @@ else
 fi
 check "installed BPF object is the built one" cmp build/bpf/hdrstrip.bpf.o "$D$P/lib/hdrstrip/hdrstrip.bpf.o"
 check "installed CLI runs" "$D$P/sbin/hdrstrip" --version
+# The starter list masks the README's examples of internal fields.
+for h in X-Internal-Auth X-Real-IP; do
+	check "the starter list masks $h" bash -c "'$D$P/sbin/hdrstrip' check --headers \
+		'$D/etc/hdrstrip/internal-headers.txt' $h | grep -q '^$h: match (id [0-9]*, mask, '"
+done
 check "unit names the default paths" grep -qx \
 	"ExecStart=$P/lib/hdrstrip/hdrstrip-service start %I" "$D$P/lib/systemd/system/hdrstrip@.service"
 
