@@ -313,8 +313,26 @@ run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
 
 t "check: miss-pool.txt misses"
 mapfile -t names < <(grep -v '^$' "$CORPUS/miss-pool.txt")
-run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
 [[ $(grep -c ': no match$' "$TMP/out") == "${#names[@]}" ]] || fail "some miss-pool names match: $(grep -v ': no match$' "$TMP/out" | head -3)"
+
+t "check: exit status as grep's: 0 a NAME matched, 1 none did, 2 bad input"
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" X-Internal-Auth
+same out "X-Internal-Auth: match (id $auth, mask, request)"
+empty err
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" accept
+same out "accept: no match"
+empty err
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" accept x-internal
+same out "accept: no match
+x-internal: no match"
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" accept X-Internal-Auth
+list bad-for-check.txt "x-a maks"
+run 2 "$HDRSTRIP" check --headers "$TMP/bad-for-check.txt" x-a
+empty out
+if "$HDRSTRIP" check --headers "$INTERNAL" accept >/dev/null; then
+	fail "'if hdrstrip check ... accept' took a name that matches nothing for a match"
+fi
 
 t "check: prefix rule and exact name"
 list prefix.txt "x-internal-* mask" "x-internal-auth drop"
