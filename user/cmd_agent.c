@@ -36,6 +36,7 @@
 #include "hlist.h"
 #include "http.h"
 #include "loader.h"
+#include "opts.h"
 #include "view.h"
 
 static const char agent_usage[] =
@@ -71,10 +72,39 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The keys of a section: the option each stands for. */
+static const struct {
+	const char *key;
+	const char *opt; /* NULL: handled apart */
+	int id; /* enum dev_opt of opt; 0 for the others */
+	int attach_only;
+	int iface_only; /* not a [cgroup]'s */
+} agent_keys[] = {
+	{ "headers", NULL, 0, 0, 0 },
+	{ "hooks", NULL, 0, 0, 1 },
+	{ "netns", NULL, 0, 0, 1 },
+	{ "mode", NULL, 0, 0, 0 },
+	{ "fold-underscore", NULL, 0, 0, 0 },
+	{ "ports", "--ports", OPT_PORTS, 0, 0 },
+	{ "on-error", "--on-error", OPT_ON_ERROR, 0, 0 },
+	{ "untracked", "--untracked", OPT_UNTRACKED, 0, 0 },
+	{ "urgent", "--urgent", OPT_URGENT, 0, 1 },
+	{ "event-rate", "--event-rate", OPT_EVENT_RATE, 0, 0 },
+	{ "flows", "--flows", OPT_FLOWS, 1, 0 },
+	{ "xdp-mode", "--xdp-mode", OPT_XDP_MODE, 1, 1 },
+};
+
+#define AGENT_N_KEYS (sizeof(agent_keys) / sizeof(agent_keys[0]))
+#define AGENT_KEY_HEADERS 0 /* agent_keys[]' index of headers */
+/* Each key once a section: its options fit. */
+_Static_assert(AGENT_N_KEYS <= AGENT_MAX_OPTS, "a section's options fit agent_att");
+
 /* One attachment of the config: a section. */
 struct agent_att {
 	int cgroup; /* [cgroup PATH], else [attach IFACE] */
 	int line; /* the section's line */
+	int key_line[AGENT_N_KEYS]; /* where each key was given (0: not) */
+	int bad; /* a line of the section was refused */
 	char target[PATH_MAX]; /* the interface's name or the cgroup's path */
 	char netns[PATH_MAX]; /* "": the agent's own */
 	char headers[PATH_MAX];
@@ -93,26 +123,6 @@ struct agent_config {
 	int n;
 };
 
-/* A key of a section: the option it stands for. */
-static const struct {
-	const char *key;
-	const char *opt; /* NULL: handled apart */
-	int attach_only;
-} agent_keys[] = {
-	{ "headers", NULL, 0 },
-	{ "hooks", NULL, 0 },
-	{ "netns", NULL, 0 },
-	{ "mode", NULL, 0 },
-	{ "fold-underscore", NULL, 0 },
-	{ "ports", "--ports", 0 },
-	{ "on-error", "--on-error", 0 },
-	{ "untracked", "--untracked", 0 },
-	{ "urgent", "--urgent", 0 },
-	{ "event-rate", "--event-rate", 0 },
-	{ "flows", "--flows", 1 },
-	{ "xdp-mode", "--xdp-mode", 1 },
-};
-
 static char *trim(char *s)
 {
 	char *e;
@@ -125,46 +135,110 @@ static char *trim(char *s)
 	return s;
 }
 
+/* "FILE:LINE", as the option parsers' messages start, in a config's words. */
+struct at_line {
+	char where[PATH_MAX + 16];
+	struct dev_cmd c;
+};
+
+static const struct dev_cmd *at_line(struct at_line *at, const char *file, int line)
+{
+	snprintf(at->where, sizeof(at->where), "%s:%d", file, line);
+	at->c = (struct dev_cmd){ .name = at->where, .config = 1 };
+	return &at->c;
+}
+
+/* @val of the key that stands for option @id, as attach would take it: 0,
+ * or -1 after the message (at @file:@line, naming the key). */
+static int agent_value(const char *file, int line, int id, const char *val)
+{
+	struct at_line at;
+	const struct dev_cmd *c = at_line(&at, file, line);
+	__u64 ports[HS_PORT_WORDS];
+	__u32 flows;
+	long rate;
+	int v, rc;
+
+	switch (id) {
+	case OPT_PORTS:
+		rc = opt_ports(c, val, ports);
+		break;
+	case OPT_ON_ERROR:
+		rc = opt_on_error(c, val, &v);
+		break;
+	case OPT_UNTRACKED:
+		rc = opt_untracked(c, val, &v);
+		break;
+	case OPT_URGENT:
+		rc = opt_urgent(c, val, &v);
+		break;
+	case OPT_EVENT_RATE:
+		rc = opt_event_rate(c, val, &rate);
+		break;
+	case OPT_FLOWS:
+		rc = opt_flows(c, val, &flows);
+		break;
+	case OPT_XDP_MODE:
+		rc = opt_xdp_mode(c, val, &v);
+		break;
+	default:
+		rc = -1;
+		break;
+	}
+	return rc < 0 ? 0 : -1;
+}
+
+/* @val into @buf (@size bytes): 0, or -1 after the message. */
+static int agent_copy(const char *file, int line, const char *key, const char *val, char *buf,
+		      size_t size)
+{
+	if (snprintf(buf, size, "%s", val) < (int)size)
+		return 0;
+	pr_err("%s:%d: the value of '%s' is too long", file, line, key);
+	return -1;
+}
+
 /* One "key = value" line of section @a: 0, or -1 after the message. */
 static int agent_key(const char *file, int line, struct agent_att *a, const char *key,
 		     const char *val)
 {
-	size_t k, n = sizeof(agent_keys) / sizeof(agent_keys[0]);
+	size_t k;
 	char *slot;
 
-	for (k = 0; k < n && strcmp(agent_keys[k].key, key); k++)
+	for (k = 0; k < AGENT_N_KEYS && strcmp(agent_keys[k].key, key); k++)
 		;
-	if (k == n) {
+	if (k == AGENT_N_KEYS) {
 		pr_err("%s:%d: unknown key '%s' (known: headers hooks netns mode fold-underscore "
 		       "ports on-error untracked urgent event-rate flows xdp-mode)",
 		       file, line, key);
 		return -1;
 	}
-	if (a->cgroup && (!strcmp(key, "hooks") || !strcmp(key, "netns") ||
-			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent"))) {
+	if (a->key_line[k]) {
+		pr_err("%s:%d: '%s' again in [%s %s] (first on line %d)", file, line, key,
+		       a->cgroup ? "cgroup" : "attach", a->target, a->key_line[k]);
+		return -1;
+	}
+	a->key_line[k] = line;
+	if (a->cgroup && agent_keys[k].iface_only) {
 		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
 		       key);
 		return -1;
 	}
 	if (!strcmp(key, "headers"))
-		return snprintf(a->headers, sizeof(a->headers), "%s", val) >=
-				       (int)sizeof(a->headers)
-			       ? -1
-			       : 0;
+		return agent_copy(file, line, key, val, a->headers, sizeof(a->headers));
 	if (!strcmp(key, "netns"))
-		return snprintf(a->netns, sizeof(a->netns), "%s", val) >= (int)sizeof(a->netns) ? -1
-												: 0;
+		return agent_copy(file, line, key, val, a->netns, sizeof(a->netns));
 	if (!strcmp(key, "hooks")) {
 		char buf[64], *save = NULL, *h;
+		struct at_line at;
+		int v;
 
-		snprintf(buf, sizeof(buf), "%s", val);
+		if (agent_copy(file, line, key, val, buf, sizeof(buf)))
+			return -1;
 		a->hooks[0] = 0;
 		for (h = strtok_r(buf, " ,\t", &save); h; h = strtok_r(NULL, " ,\t", &save)) {
-			if (hook_parse(h) < 0) {
-				pr_err("%s:%d: unknown hook '%s' (expected xdp, tc-ingress, tc-egress)",
-				       file, line, h);
+			if (opt_hook(at_line(&at, file, line), h, &v) >= 0)
 				return -1;
-			}
 			snprintf(a->hooks + strlen(a->hooks), sizeof(a->hooks) - strlen(a->hooks),
 				 "%s%s", a->hooks[0] ? " " : "", h);
 		}
@@ -176,8 +250,6 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 			return -1;
 		}
 		key = !strcmp(val, "observe") ? "--observe" : "--enforce";
-		if (a->n_opt >= AGENT_MAX_OPTS)
-			return -1;
 		a->opt[a->n_opt][0] = key;
 		a->opt[a->n_opt++][1] = NULL;
 		return 0;
@@ -187,21 +259,15 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 			pr_err("%s:%d: fold-underscore is yes or no, not '%s'", file, line, val);
 			return -1;
 		}
-		if (!strcmp(val, "no") && a->n_opt < AGENT_MAX_OPTS) {
+		if (!strcmp(val, "no")) {
 			a->opt[a->n_opt][0] = "--no-fold-underscore";
 			a->opt[a->n_opt++][1] = NULL;
 		}
 		return 0;
 	}
-	if (a->n_opt >= AGENT_MAX_OPTS || a->n_attach_opt >= 4) {
-		pr_err("%s:%d: too many keys in one section", file, line);
-		return -1;
-	}
 	slot = a->vals[a->n_opt + a->n_attach_opt];
-	if (snprintf(slot, sizeof(a->vals[0]), "%s", val) >= (int)sizeof(a->vals[0])) {
-		pr_err("%s:%d: the value of '%s' is too long", file, line, key);
+	if (agent_copy(file, line, key, val, slot, sizeof(a->vals[0])))
 		return -1;
-	}
 	if (!strcmp(key, "ports")) {
 		/* "80, 8080" as hooks take lists: the blanks go. */
 		char *w = slot;
@@ -211,6 +277,8 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 				*w++ = *r;
 		*w = 0;
 	}
+	if (agent_value(file, line, agent_keys[k].id, slot))
+		return -1;
 	if (agent_keys[k].attach_only) {
 		a->attach_opt[a->n_attach_opt][0] = agent_keys[k].opt;
 		a->attach_opt[a->n_attach_opt++][1] = slot;
@@ -274,8 +342,10 @@ static int agent_parse(const char *file, struct agent_config *c)
 			continue;
 		}
 		*eq = 0;
-		if (agent_key(file, line, a, trim(s), trim(eq + 1)))
+		if (agent_key(file, line, a, trim(s), trim(eq + 1))) {
+			a->bad = 1;
 			bad = 1;
+		}
 	}
 	fclose(f);
 	for (int i = 0; i < c->n; i++)
@@ -700,10 +770,13 @@ static int agent_http(void *cls, const char *url, char **body, const char **ctyp
 	return 404;
 }
 
-static int check_config(const char *file, const struct agent_config *c)
+/*
+ * --check-config: after agent_parse() (@bad: it refused lines, each said at
+ * its own line), every list the sections name, so that one run reports
+ * every error of the config.
+ */
+static int check_config(const char *file, const struct agent_config *c, int bad)
 {
-	int bad = 0;
-
 	for (int i = 0; i < c->n; i++) {
 		const struct agent_att *a = &c->att[i];
 		const char *argv[64], *hook = NULL;
@@ -711,25 +784,29 @@ static int check_config(const char *file, const struct agent_config *c)
 		struct hs_list l;
 		int argc;
 
-		/* The settings, as attach takes them (a value it refuses is a
-		 * config that cannot start). */
+		/* The settings as attach takes them: each value was checked at
+		 * its line; this is a backstop for their combination. */
 		for (int h = 0; !a->cgroup && h < HS_HOOK_CGROUP && !hook; h++)
 			if (hook_wanted(a, h))
 				hook = hs_hook_name(h);
 		argc = agent_argv(a, "attach", hook, 1, 1, argv);
 		optind = 0;
-		if (cmd_attach_check(argc, (char **)argv) != EXIT_OK) {
+		if (!a->bad && a->headers[0] && cmd_attach_check(argc, (char **)argv) != EXIT_OK) {
 			pr_err("%s:%d: [%s %s]: attach refuses these settings (above)", file,
 			       a->line, a->cgroup ? "cgroup" : "attach", a->target);
 			bad = 1;
 		}
-
+		if (!a->headers[0])
+			continue;
 		hs_list_opts_default(&lo);
 		lo.warn = list_warn;
-		if (load_list(c->att[i].headers, &lo, &l) == EXIT_OK)
+		if (load_list(a->headers, &lo, &l) == EXIT_OK) {
 			hs_list_free(&l);
-		else
-			bad = 1;
+			continue;
+		}
+		pr_err("%s:%d: headers = %s: the list does not load (above)", file,
+		       a->key_line[AGENT_KEY_HEADERS], a->headers);
+		bad = 1;
 	}
 	if (bad)
 		return EXIT_USAGE;
@@ -785,10 +862,11 @@ int cmd_agent(int argc, char **argv)
 		pr_err("run: %s", file ? "no operand is taken" : "give --config FILE");
 		return usage_out(agent_usage, 0);
 	}
-	if (agent_parse(file, &cfg))
-		return EXIT_USAGE;
+	rc = agent_parse(file, &cfg);
 	if (check)
-		return check_config(file, &cfg);
+		return check_config(file, &cfg, rc != 0);
+	if (rc)
+		return EXIT_USAGE;
 	if (require_root("run"))
 		return EXIT_FAIL;
 	self_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);

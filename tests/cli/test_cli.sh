@@ -527,6 +527,75 @@ for n in 15 16777216 1048577 "1e6" "-5"; do
 	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 1080 bytes of kernel memory per hook)"
 done
 
+# ---- run --check-config: every error of a config at once, each at its own line ----
+
+t "run --check-config: a good config"
+list agent-list.txt "x-internal-*"
+cat >"$TMP/good.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = xdp, tc-egress
+ports = 80, 8080
+flows = 4096
+
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+mode = observe
+EOF
+run 0 "$HDRSTRIP" run --config "$TMP/good.conf" --check-config
+same out "$TMP/good.conf: 2 attachments, every list compiles, every setting is valid"
+empty err
+
+t "run --check-config: every error of the file, at its own line, in the config's words"
+list agent-bad-list.txt "x-a" "x-b maks"
+cat >"$TMP/bad.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+ports = 80, bogus
+flows = 5
+on-error = maybe
+[attach hs-nodev1]
+headers = $TMP/agent-bad-list.txt
+untracked = sometimes
+event-rate = lots
+bogus-key = 1
+urgent = keep
+xdp-mode = fast
+hooks = xdp, tc-sideways
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/bad.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/bad.conf:3: bad port list '80,bogus' (expected e.g. 80,8080,9000-9010; ports 1-65535)
+hdrstrip: $TMP/bad.conf:4: bad flows '5' (a count of connections, 16..1048576; each takes about 1080 bytes of kernel memory per hook)
+hdrstrip: $TMP/bad.conf:5: unknown policy 'maybe' for on-error (expected drop or pass)
+hdrstrip: $TMP/bad.conf:8: unknown policy 'sometimes' for untracked (expected scan, pass or drop)
+hdrstrip: $TMP/bad.conf:9: bad event-rate 'lots' (match events a second, 0..1000000; 0 sends none)
+hdrstrip: $TMP/bad.conf:10: unknown key 'bogus-key' (known: headers hooks netns mode fold-underscore ports on-error untracked urgent event-rate flows xdp-mode)
+hdrstrip: $TMP/bad.conf:11: unknown policy 'keep' for urgent (expected clear or drop)
+hdrstrip: $TMP/bad.conf:12: unknown XDP mode 'fast' (expected native or skb)
+hdrstrip: $TMP/bad.conf:13: unknown hook 'tc-sideways' (expected xdp, tc-ingress or tc-egress)
+hdrstrip: $TMP/agent-bad-list.txt:2: unknown action \"maks\" for header name \"x-b\" (expected 'mask', 'drop' or 'observe')
+hdrstrip: $TMP/bad.conf:7: headers = $TMP/agent-bad-list.txt: the list does not load (above)"
+if grep -q -- '--' "$TMP/err"; then fail "a message names a CLI option: $(grep -- '--' "$TMP/err")"; fi
+
+t "run --check-config: a key given twice, a key of the wrong kind"
+cat >"$TMP/twice.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+ports = 80
+mode = observe
+ports = 8080
+mode = enforce
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+xdp-mode = skb
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/twice.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/twice.conf:5: 'ports' again in [attach hs-nodev0] (first on line 3)
+hdrstrip: $TMP/twice.conf:6: 'mode' again in [attach hs-nodev0] (first on line 4)
+hdrstrip: $TMP/twice.conf:9: 'xdp-mode' is for interfaces, not a [cgroup] (proxy mode)"
+
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----
 
 cat >"$TMP/names.c" <<'EOF'
