@@ -26,6 +26,7 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,6 +290,78 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 	return 0;
 }
 
+/* The namespace @netns (agent_att's) names, as a path: "" is the agent's
+ * own, a name one in /run/netns. */
+static void netns_path(const char *netns, char *buf, size_t size)
+{
+	if (!*netns)
+		snprintf(buf, size, "/proc/self/ns/net");
+	else if (!strncmp(netns, "/var/run/", 9))
+		snprintf(buf, size, "/run/%s", netns + 9);
+	else if (strchr(netns, '/'))
+		snprintf(buf, size, "%s", netns);
+	else
+		snprintf(buf, size, "/run/netns/%s", netns);
+}
+
+/* Do @a and @b name one place: a cgroup's path, or an interface in one
+ * network namespace (its path, or the namespace itself when both are
+ * there to compare)? */
+static int same_target(const struct agent_att *a, const struct agent_att *b)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+	struct stat sa, sb;
+
+	if (a->cgroup != b->cgroup)
+		return 0;
+	if (a->cgroup) {
+		if (realpath(a->target, pa) && realpath(b->target, pb))
+			return !strcmp(pa, pb);
+		snprintf(pa, sizeof(pa), "%s", a->target);
+		snprintf(pb, sizeof(pb), "%s", b->target);
+		for (char *p = pa + strlen(pa); p > pa + 1 && p[-1] == '/'; p--)
+			p[-1] = 0;
+		for (char *p = pb + strlen(pb); p > pb + 1 && p[-1] == '/'; p--)
+			p[-1] = 0;
+		return !strcmp(pa, pb);
+	}
+	if (strcmp(a->target, b->target))
+		return 0;
+	netns_path(a->netns, pa, sizeof(pa));
+	netns_path(b->netns, pb, sizeof(pb));
+	if (!stat(pa, &sa) && !stat(pb, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return !strcmp(pa, pb);
+}
+
+/* Two sections for one interface (whatever hooks each names: the hooks of
+ * an interface share its list, and each section would detach the other's)
+ * or one cgroup: the second is refused at its line. */
+static int agent_dups(const char *file, const struct agent_config *c)
+{
+	int bad = 0;
+
+	for (int i = 1; i < c->n; i++)
+		for (int j = 0; j < i; j++) {
+			const struct agent_att *a = &c->att[i];
+
+			if (!same_target(&c->att[j], a))
+				continue;
+			if (a->cgroup)
+				pr_err("%s:%d: [cgroup %s] again (first on line %d): one section a "
+				       "cgroup",
+				       file, a->line, a->target, c->att[j].line);
+			else
+				pr_err("%s:%d: [attach %s] again (first on line %d, the same network "
+				       "namespace): one section names every hook of an interface "
+				       "(hooks = xdp, tc-egress)",
+				       file, a->line, a->target, c->att[j].line);
+			bad = 1;
+			break;
+		}
+	return bad;
+}
+
 /* Read @file into @c: 0, or -1 after the messages (FILE:LINE:). */
 static int agent_parse(const char *file, struct agent_config *c)
 {
@@ -358,6 +431,7 @@ static int agent_parse(const char *file, struct agent_config *c)
 		pr_err("%s: no attachment ([attach IFACE] or [cgroup PATH] sections)", file);
 		bad = 1;
 	}
+	bad |= agent_dups(file, c);
 	return bad ? -1 : 0;
 }
 

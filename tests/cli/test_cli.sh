@@ -596,6 +596,48 @@ same err "hdrstrip: $TMP/twice.conf:5: 'ports' again in [attach hs-nodev0] (firs
 hdrstrip: $TMP/twice.conf:6: 'mode' again in [attach hs-nodev0] (first on line 4)
 hdrstrip: $TMP/twice.conf:9: 'xdp-mode' is for interfaces, not a [cgroup] (proxy mode)"
 
+t "run --check-config: two sections for one interface, or one cgroup, are refused"
+cat >"$TMP/dup.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = xdp
+
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = tc-egress
+
+[attach hs-nodev0]
+netns = /run/netns/hs-none-a
+headers = $TMP/agent-list.txt
+
+[attach hs-nodev0]
+netns = hs-none-a
+headers = $TMP/agent-list.txt
+
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+
+[cgroup /sys/fs/cgroup/hs-none/]
+headers = $TMP/agent-list.txt
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/dup.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/dup.conf:5: [attach hs-nodev0] again (first on line 1, the same network namespace): one section names every hook of an interface (hooks = xdp, tc-egress)
+hdrstrip: $TMP/dup.conf:13: [attach hs-nodev0] again (first on line 9, the same network namespace): one section names every hook of an interface (hooks = xdp, tc-egress)
+hdrstrip: $TMP/dup.conf:20: [cgroup /sys/fs/cgroup/hs-none/] again (first on line 17): one section a cgroup"
+
+t "run --check-config: one interface name in two namespaces is two attachments"
+cat >"$TMP/two-ns.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+
+[attach hs-nodev0]
+netns = hs-none-b
+headers = $TMP/agent-list.txt
+EOF
+run 0 "$HDRSTRIP" run --config "$TMP/two-ns.conf" --check-config
+empty err
+
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----
 
 cat >"$TMP/names.c" <<'EOF'
