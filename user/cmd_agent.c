@@ -55,13 +55,59 @@ static const char agent_usage[] =
 	"  --metrics-listen ADDR:PORT\n"
 	"                     serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
 	"  --events           print every attachment's match events on standard output,\n"
-	"                     one JSON object a line (as 'hdrstrip events --json')\n"
+	"                     one JSON object a line (as 'hdrstrip events --json'), and\n"
+	"                     nothing else: the agent's own lines go to standard error\n"
 	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
 
 #define AGENT_MAX 64 /* attachments in one config */
 #define AGENT_MAX_OPTS 12 /* --option value pairs of one attachment */
 
-/* The agent's own lines, on standard output (the journal, the pod's log). */
+/*
+ * --events: the events' stream, the agent's standard output as it started;
+ * standard output itself then goes to standard error, so that the agent's
+ * and the commands' own lines never mix with the JSON lines a log pipeline
+ * reads. NULL without --events (the lines then go to standard output).
+ */
+static FILE *events_out;
+
+/* Print what the rings of @r hold, to events_out. */
+static void events_consume(struct ev_reader *r)
+{
+	FILE *saved = stdout;
+
+	if (!r || !events_out)
+		return;
+	fflush(stdout);
+	stdout = events_out;
+	ev_reader_consume(r);
+	fflush(events_out);
+	stdout = saved;
+}
+
+/* Standard output for the events only (events_out): 0, or -1. */
+static int events_stdout(void)
+{
+	int fd = dup(STDOUT_FILENO);
+
+	if (fd < 0)
+		return -1;
+	events_out = fdopen(fd, "w");
+	if (!events_out) {
+		close(fd);
+		return -1;
+	}
+	fflush(stdout);
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fclose(events_out);
+		events_out = NULL;
+		return -1;
+	}
+	setvbuf(events_out, NULL, _IOLBF, 0);
+	return 0;
+}
+
+/* The agent's own lines, on standard output (the journal, the pod's log),
+ * or with --events standard error. */
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -756,7 +802,7 @@ static struct ev_reader *events_again(const struct agent_config *c, struct ev_re
 	struct found *all = NULL;
 	int n = 0;
 
-	ev_reader_consume(old);
+	events_consume(old);
 	ev_reader_free(old);
 	collect_config(c, &all, &n);
 	if (ev_reader_open(all, n, 1, 1, &r))
@@ -955,6 +1001,10 @@ int cmd_agent(int argc, char **argv)
 		pr_err("run: cannot set up (netns, inotify, signalfd): %s", strerror(errno));
 		return EXIT_FAIL;
 	}
+	if (want_events && events_stdout()) {
+		pr_err("run: cannot set standard output apart for --events: %s", strerror(errno));
+		return EXIT_FAIL;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (listen) {
 		http = http_start(listen, agent_http, &as);
@@ -995,7 +1045,7 @@ int cmd_agent(int argc, char **argv)
 			http_run(http);
 		/* Every turn (at most 100 ms): the programs wake a reader only
 		 * once a quarter of a ring waits. */
-		ev_reader_consume(events);
+		events_consume(events);
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			sig = (int)si.ssi_signo;
 		if (sig == SIGTERM || sig == SIGINT)
@@ -1047,7 +1097,7 @@ int cmd_agent(int argc, char **argv)
 	}
 	notify("STOPPING=1");
 	http_stop(http);
-	ev_reader_consume(events);
+	events_consume(events);
 	ev_reader_free(events);
 	rc = EXIT_OK;
 	if (detach)
