@@ -29,7 +29,10 @@ static const char check_usage[] =
 	"Ids are the names' positions in the list, counting from 1; each match\n"
 	"says in which directions (request, response or both) it applies.\n"
 	"Exit status (as grep's): 0 when a NAME matched, 1 when none did, 2 for bad\n"
-	"usage or a bad list.\n";
+	"usage or a bad list.\n"
+	"\n"
+	"  --headers FILE          the header list ('-' for standard input)\n"
+	"  --no-fold-underscore    '_' and '-' are different bytes (overrides the list)\n";
 
 static void print_label(const struct hs_trie *t, const struct hs_node *n)
 {

@@ -28,8 +28,9 @@ static const char events_usage[] =
 	"one per packet a policy dropped, with its time, hook, addresses and ports, the\n"
 	"rule's name, its action and, for a drop, the reason. Events are read once: what\n"
 	"this prints is gone from the buffer (one reader at a time).\n"
-	"  --json     one JSON object per line (fields in hdrstrip(8))\n"
-	"  --follow   go on printing events as they come, until interrupted\n";
+	"  --json          one JSON object per line (fields in hdrstrip(8))\n"
+	"  --follow        go on printing events as they come, until interrupted\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n";
 
 enum events_opt {
 	OPT_FOLLOW = 'f',

@@ -25,11 +25,13 @@ static const char stats_usage[] =
 	"\n"
 	"Show hdrstrip's counters (summed over CPUs) for DEV, or for every device\n"
 	"(the interfaces of this network namespace, and cgroups in proxy mode).\n"
-	"  --per-header   also the hits of each name in the list\n"
-	"  --prometheus   every counter and per-header hit in Prometheus' text format\n"
-	"                 (for node_exporter's textfile collector)\n"
-	"  --watch SECS   show rates per second every SECS seconds until interrupted\n"
-	"  --count N      with --watch: stop after N updates\n";
+	"  --json          a JSON array, one object a device (--watch: a line an update)\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n"
+	"  --per-header    also the hits of each name in the list\n"
+	"  --prometheus    every counter and per-header hit in Prometheus' text format\n"
+	"                  (for node_exporter's textfile collector)\n"
+	"  --watch SECS    show rates per second every SECS seconds until interrupted\n"
+	"  --count N       with --watch: stop after N updates\n";
 
 /* What 'stats' was asked for: its defaults, then the command line. */
 struct stats_opts {

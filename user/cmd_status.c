@@ -18,7 +18,9 @@ static const char status_usage[] =
 	"Usage: hdrstrip status [DEV | --cgroup PATH] [--json]\n"
 	"\n"
 	"Show where hdrstrip is attached in this network namespace: hooks, modes, program\n"
-	"ids, the list (names, path, last update), ports and policy.\n";
+	"ids, the list (names, path, last update), ports and policy.\n"
+	"  --json          a JSON array, one object a device (fields in hdrstrip(8))\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n";
 
 /* What 'status' was asked for: its defaults, then the command line. */
 struct status_opts {

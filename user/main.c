@@ -54,9 +54,27 @@ static int enter_netns(const char *name)
 	return EXIT_FAIL;
 }
 
+/* The commands that print JSON, as a sentence lists them: "status, stats
+ * and events" (from cmds[]: a new one is named at once). */
+static const char *json_cmds(char *buf, size_t size)
+{
+	size_t n = sizeof(cmds) / sizeof(cmds[0]), k = 0, o = 0, last = 0;
+
+	for (size_t c = 0; c < n; c++)
+		if (cmds[c].json)
+			last = c;
+	buf[0] = 0;
+	for (size_t c = 0; c < n && o < size; c++)
+		if (cmds[c].json)
+			o += snprintf(buf + o, size - o, "%s%s", !k++ ? "" : c == last ? " and " : ", ",
+				      cmds[c].name);
+	return buf;
+}
+
 static int usage(int ok)
 {
 	FILE *f = ok ? stdout : stderr;
+	char jc[128];
 
 	fprintf(f, "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]\n"
 		   "\n"
@@ -71,13 +89,14 @@ static int usage(int ok)
 		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n';\n"
 		"                     a path (--netns-path /proc/PID/ns/net) names one with no name\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
-		"  -j, --json         JSON output, as the command's --json (status and stats; the\n"
-		"                     other commands print no JSON and refuse it)\n"
+		"  -j, --json         JSON output, as the command's --json (%s;\n"
+		"                     the other commands print no JSON and refuse it)\n"
 		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
 		"  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
 		"  -V, --version      show the version\n"
 		"\n"
-		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n");
+		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n",
+		json_cmds(jc, sizeof(jc)));
 	return ok ? EXIT_OK : EXIT_USAGE;
 }
 
@@ -164,8 +183,10 @@ int main(int argc, char **argv)
 	/* JSON asked of a command that prints none: a script would read its
 	 * text as JSON, or nothing. Refused before anything is done. */
 	if (c && g_opts.json && !c->json) {
-		pr_err("%s: %s prints no JSON (status and stats do; see 'hdrstrip --help')",
-		       g_opts.json_opt, c->name);
+		char jc[128];
+
+		pr_err("%s: %s prints no JSON (%s do; see 'hdrstrip --help')", g_opts.json_opt,
+		       c->name, json_cmds(jc, sizeof(jc)));
 		return EXIT_USAGE;
 	}
 	log_setup(g_opts.verbose);

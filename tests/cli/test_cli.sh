@@ -133,6 +133,16 @@ run 2 "$HDRSTRIP" --bogus compile
 empty out
 same err "hdrstrip: unknown option '--bogus' (see 'hdrstrip --help')"
 
+t "--help: every option of a command's synopsis has a line of its own"
+for cmd in $("$HDRSTRIP" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p'); do
+	"$HDRSTRIP" "$cmd" --help >"$TMP/help" 2>&1
+	syn=$(sed -n '/^Usage:/,/^$/p' "$TMP/help" | grep -o -- '--[a-z][a-z-]*' | sort -u) || true
+	desc=$(grep -oE -- '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$TMP/help" | grep -o -- '--.*' |
+		sort -u) || true
+	missing=$(comm -23 <(echo "$syn") <(echo "$desc") | tr '\n' ' ')
+	[[ -z ${missing// /} ]] || fail "$cmd --help describes none of: $missing"
+done
+
 t "hdrstrip -V"
 run 0 "$HDRSTRIP" -V
 matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
@@ -141,7 +151,7 @@ matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
 
 t "hdrstrip --help names -j and -p"
 run 0 "$HDRSTRIP" --help
-has_line out "  -j, --json         JSON output, as the command's --json (status and stats; the"
+has_line out "  -j, --json         JSON output, as the command's --json (status, stats and events;"
 has_line out "  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)"
 
 t "-j and -p: a command that prints no JSON refuses them, before anything is done"
@@ -149,7 +159,7 @@ for cmd in attach update detach compile check; do
 	for opt in -j --json -p --pretty -jp -vj; do
 		run 2 "$HDRSTRIP" "$opt" "$cmd" hs-nodev0 --headers "$INTERNAL"
 		empty out
-		same err "hdrstrip: $opt: $cmd prints no JSON (status and stats do; see 'hdrstrip --help')"
+		same err "hdrstrip: $opt: $cmd prints no JSON (status, stats and events do; see 'hdrstrip --help')"
 	done
 done
 

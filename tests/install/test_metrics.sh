@@ -133,6 +133,22 @@ want = (b["http_requests"] - a["http_requests"]) / b["interval"]
 assert abs(b["rates"]["http_requests"] - want) < 1e-3 * max(1, want), (b, want)
 print("watch:", [round(r["rates"]["http_requests"], 1) for r in recs], "requests/s")
 EOF
+# The keys, in the order hdrstrip(8) lists them (its "counters": every
+# counter, in stats --json's order).
+"$PYTHON" "$HERE/mankeys.py" "$REPO_ROOT/man/hdrstrip.8" \
+	"each update prints one line per interface" >"$WORK/watch.keys" ||
+	fail "the man page lists no keys for stats --watch --json"
+step "stats --json, for its counters' order" to_file "$WORK/stats-order.json" hs_s stats "$SDEV" --json
+step "watch --json: the keys in the man page's order" "$PYTHON" - "$WORK/watch.jsonl" \
+	"$WORK/watch.keys" "$WORK/stats-order.json" <<'EOF'
+import json, sys
+rec = json.loads(open(sys.argv[1]).readline())
+stats = json.load(open(sys.argv[3]))[0]
+want = []
+for k in open(sys.argv[2]).read().split():
+    want += [c for c in stats if c not in ("dev", "per_header")] if k == "counters" else [k]
+assert list(rec) == want, "watch line %s, man page %s" % (list(rec), want)
+EOF
 step "stats --watch 0.2 --count 1 (text)" to_file "$WORK/watch.txt" hs_s stats --watch 0.2 --count 1
 assert_match "$(cat "$WORK/watch.txt")" "^$SDEV \\(xdp, tc-egress\\)" "watch text names the device and hooks"
 assert_match "$(cat "$WORK/watch.txt")" 'per second' "watch text shows rates"
