@@ -223,5 +223,9 @@ int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value);
 
 /* Required privileges for commands that touch BPF state; prints the error. */
 int require_root(const char *cmd);
+/* What an EPERM from an operation that needs capability @cap (its name
+ * @cap_name) calls for, into @buf: "" when the process has it, else the
+ * capability it lacks and, as root or not, what to do. */
+const char *perm_hint(int cap, const char *cap_name, char *buf, size_t size);
 
 #endif /* HDRSTRIP_LOADER_H */

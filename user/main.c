@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "cli.h"
 #include "jsonfmt.h"
@@ -39,7 +40,7 @@ static const struct cmd cmds[] = {
  */
 static int enter_netns(const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], hint[160];
 	int entering, r = netns_enter(name, path, sizeof(path), &entering);
 
 	if (!r)
@@ -50,7 +51,7 @@ static int enter_netns(const char *name)
 		return r == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
 	}
 	pr_err("cannot enter network namespace '%s': %s%s", name, strerror(-r),
-	       r == -EPERM ? " (run as root)" : "");
+	       r == -EPERM ? perm_hint(CAP_SYS_ADMIN, "CAP_SYS_ADMIN", hint, sizeof(hint)) : "");
 	return EXIT_FAIL;
 }
 

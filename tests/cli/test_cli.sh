@@ -489,6 +489,20 @@ fi
 run 2 as_user "$TMP/hdrstrip-copy" compile --headers "$TMP/noperm.txt"
 same err "hdrstrip: cannot open header list '$TMP/noperm.txt': Permission denied"
 
+t "root without a capability is told which one, not to run as root"
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+	run 1 setpriv --bounding-set=-sys_admin "$HDRSTRIP" --netns-path /proc/self/ns/net status
+	same err "hdrstrip: cannot enter network namespace '/proc/self/ns/net': Operation not permitted (it needs CAP_SYS_ADMIN: this process runs as root, but its capability bounding set leaves it out)"
+	run 1 setpriv --bounding-set=-bpf,-sys_admin "$HDRSTRIP" status
+	same err "hdrstrip: status needs CAP_BPF: this process runs as root, but its capability bounding set leaves it out (add it to the unit's CapabilityBoundingSet= or the container's capabilities)"
+	run 1 setpriv --bounding-set=-bpf,-sys_admin,-net_admin "$HDRSTRIP" stats
+	same err "hdrstrip: stats needs CAP_BPF and CAP_NET_ADMIN: this process runs as root, but its capability bounding set leaves them out (add them to the unit's CapabilityBoundingSet= or the container's capabilities)"
+	run 1 as_user "$TMP/hdrstrip-copy" status
+	same err "hdrstrip: status needs root: it is missing CAP_BPF and CAP_NET_ADMIN (run it as root, e.g. with sudo)"
+	run 1 as_user "$TMP/hdrstrip-copy" --netns-path /proc/self/ns/net status
+	same err "hdrstrip: cannot enter network namespace '/proc/self/ns/net': Operation not permitted (it needs CAP_SYS_ADMIN: run as root)"
+fi
+
 t "bad: '*' alone"
 list b8.txt "x-a" "*"
 bad "$TMP/b8.txt" "hdrstrip: $TMP/b8.txt:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)"
