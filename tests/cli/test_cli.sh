@@ -711,5 +711,24 @@ got=$(awk '/^## / { in_c = $0 == "## Counters" }
 	"$ROOT/README.md")
 [[ "${got% }" == "$want" ]] || fail "README.md lists '${got% }', the table has '$want'"
 
+t "README: each counter's row says what Prometheus' # HELP says (one text, from the table)"
+cat >"$TMP/helps.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/counters.h>
+
+int main(void)
+{
+	for (unsigned int k = 0; k < HS_N_COUNTERS; k++)
+		printf("| `%s` | %s |\n", hs_counter_info[k].name, hs_counter_info[k].help);
+	return 0;
+}
+EOF
+"${CC:-cc}" -I"$ROOT/include" -o "$TMP/helps" "$TMP/helps.c"
+awk '/^## / { in_c = $0 == "## Counters" } in_c && /^\| `/' "$ROOT/README.md" >"$TMP/readme-rows"
+if ! diff -u "$TMP/readme-rows" <("$TMP/helps") >"$TMP/diff"; then
+	fail "README.md's Counters rows are not the counters' help texts (- README, + include/hdrstrip/counters.h):"
+	sed 's/^/  /' "$TMP/diff" >&2
+fi
+
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
