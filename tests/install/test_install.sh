@@ -237,7 +237,8 @@ if command -v systemd-analyze >/dev/null; then
 	verify "hdrstrip-textfile.timer and .service" "$U/hdrstrip-textfile.timer" \
 		"$U/hdrstrip-textfile.service"
 	# The units' hardening, scored offline; the issue asks for under 3.0.
-	for u in hdrstrip@eth0.service hdrstrip-agent.service hdrstrip-proxy@proxy.slice.service; do
+	for u in hdrstrip@eth0.service hdrstrip-agent.service hdrstrip-proxy@proxy.slice.service \
+		hdrstrip-textfile.service; do
 		score=$(systemd-analyze security --offline=true "$U/$u" 2>&1 |
 			sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 		if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'; then
@@ -249,6 +250,21 @@ if command -v systemd-analyze >/dev/null; then
 else
 	skip "systemd-analyze is not installed"
 fi
+
+# The textfile unit writes where the README and the man page say, into a
+# directory it may write (the one path of all three), which may be missing
+# (node_exporter's: '-', or systemd fails the unit setting up its namespace).
+TF=$R/lib/systemd/system/hdrstrip-textfile.service
+tf_dir=$(sed -n 's|^ExecStart=.* textfile ||p' packaging/hdrstrip-textfile.service)
+check "textfile unit: ReadWritePaths=-$tf_dir, the directory it writes, optional" \
+	grep -qx "ReadWritePaths=-$tf_dir" packaging/hdrstrip-textfile.service
+docs_dirs=$( (cat README.md; man -l man/hdrstrip.8 2>/dev/null | col -b) |
+	grep -o '/[a-z_/.-]*/hdrstrip\.prom' | sed 's|/hdrstrip\.prom$||' | sort -u)
+check "README and man page name the textfile unit's path, and only it ($tf_dir)" \
+	test "$docs_dirs" = "$tf_dir"
+printf 'x-a\n' >"$T/tf-list"
+check "textfile helper: a missing directory is named" bash -c \
+	"HDRSTRIP=/bin/false '$SVC' textfile '$T/no-such-dir' 2>&1 | grep -q 'no-such-dir is not a directory'"
 
 # The helper's configuration errors (no kernel needed: it stops before).
 svc() { # EXPECTED-EXIT EXPECTED-TEXT WHAT ARGS...
