@@ -87,13 +87,15 @@ static int usage(int ok)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n';\n"
-		"                     a path (--netns-path /proc/PID/ns/net) names one with no name\n"
+		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
+		"  --netns-path PATH  the same, a namespace by its file (/proc/PID/ns/net: one\n"
+		"                     with no name)\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
 		"  -j, --json         JSON output, as the command's --json (%s;\n"
 		"                     the other commands print no JSON and refuse it)\n"
 		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
-		"  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
+		"  -h, --help         show this help; 'hdrstrip help COMMAND' (or 'hdrstrip\n"
+		"                     COMMAND --help') for a command's\n"
 		"  -V, --version      show the version\n"
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n",
@@ -178,8 +180,21 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(0);
-	if (!strcmp(argv[i], "help"))
-		return usage(1);
+	if (!strcmp(argv[i], "help")) {
+		/* help CMD: the command's own --help. */
+		char *help_argv[] = { argv[i + 1], "--help", NULL };
+
+		if (i + 1 >= argc)
+			return usage(1);
+		c = cmd_find(argv[i + 1]);
+		if (!c || i + 2 < argc) {
+			pr_err("help: %s (see 'hdrstrip --help')",
+			       c ? "one COMMAND at a time" : "no such command");
+			return EXIT_USAGE;
+		}
+		optind = 1;
+		return c->run(2, help_argv);
+	}
 	c = cmd_find(argv[i]);
 	/* JSON asked of a command that prints none: a script would read its
 	 * text as JSON, or nothing. Refused before anything is done. */

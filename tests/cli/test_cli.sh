@@ -662,6 +662,73 @@ EOF
 run 0 "$HDRSTRIP" run --config "$TMP/two-ns.conf" --check-config
 empty err
 
+# ---- bash completion: each command's options are those it takes ----
+
+# comp WORDS...: what the completion offers for the last word.
+comp() {
+	bash -c 'source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1));
+		_hdrstrip; printf "%s\n" "${COMPREPLY[@]}"' "$ROOT/completion/hdrstrip" "$@"
+}
+# The options a --help describes, a line each: "  -x, --long ..." or "  --long ...".
+help_opts() {
+	grep -oE -- '^  (-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/^ *//; s/, /\n/' | sort -u
+}
+
+t "completion: each command offers the options its --help describes, and each is taken"
+for cmd in $("$HDRSTRIP" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p'); do
+	want=$({ "$HDRSTRIP" "$cmd" --help | help_opts; echo --help; } | grep -- '^--' | sort -u)
+	got=$(comp hdrstrip "$cmd" -- | sort -u)
+	[[ $got == "$want" ]] || fail "$cmd: completion offers '$(echo $got)', --help describes '$(echo $want)'"
+	case $cmd in
+	run) pre=(--config "$TMP/no-such.conf") ;;
+	compile | check) pre=(--headers "$TMP/no-such.txt") ;;
+	*) pre=(hs-nodev0) ;;
+	esac
+	for o in $got; do
+		[[ $o == --help ]] && continue
+		"$HDRSTRIP" "$cmd" "${pre[@]}" "$o" >/dev/null 2>"$TMP/err" </dev/null || true
+		if grep -qE 'unknown option|unrecognized option|does not apply' "$TMP/err"; then
+			fail "$cmd refuses $o, which the completion offers: $(head -1 "$TMP/err")"
+		fi
+	done
+done
+
+t "completion: the global options are those 'hdrstrip --help' describes"
+want=$("$HDRSTRIP" --help | help_opts)
+got=$(comp hdrstrip - | sort -u)
+[[ $got == "$want" ]] || fail "completion offers '$(echo $got)', --help describes '$(echo $want)'"
+
+t "completion: values: files after --headers, --config, -o and --netns-path; namespaces after -n"
+mkdir -p "$TMP/comp"
+touch "$TMP/comp/agent.conf" "$TMP/comp/list.txt"
+for w in "compile --headers" "run --config" "compile -o"; do
+	# shellcheck disable=SC2086
+	got=$(comp hdrstrip $w "$TMP/comp/a")
+	[[ $got == "$TMP/comp/agent.conf" ]] || fail "'$w' completes '$got', not the file"
+done
+got=$(comp hdrstrip --netns-path "$TMP/comp/l")
+[[ $got == "$TMP/comp/list.txt" ]] || fail "--netns-path completes '$got', not the file"
+# 'ip netns list', as ip prints it, from a stand-in on PATH.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\n[ "$1 $2" = "netns list" ] && printf "blue (id: 0)\\nbluish\\ngreen\\n"\n' >"$TMP/bin/ip"
+chmod +x "$TMP/bin/ip"
+got=$(PATH=$TMP/bin:$PATH comp hdrstrip -n blu | tr '\n' ' ')
+[[ $got == "blue bluish " ]] || fail "-n completes '$got'"
+got=$(PATH=$TMP/bin:$PATH comp hdrstrip -v --netns g | tr '\n' ' ')
+[[ $got == "green " ]] || fail "--netns completes '$got'"
+
+t "completion and 'hdrstrip help CMD': a command's own help"
+got=$(comp hdrstrip help st | tr '\n' ' ')
+[[ $got == "status stats " ]] || fail "help completes '$got'"
+for cmd in attach run check; do
+	"$HDRSTRIP" "$cmd" --help >"$TMP/want-help"
+	run 0 "$HDRSTRIP" help "$cmd"
+	same out "$(cat "$TMP/want-help")"
+	empty err
+done
+run 2 "$HDRSTRIP" help frobnicate
+same err "hdrstrip: help: no such command (see 'hdrstrip --help')"
+
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----
 
 cat >"$TMP/names.c" <<'EOF'
