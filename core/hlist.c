@@ -216,7 +216,10 @@ static const char *words_of(const char *const *names, int first, int n, char *bu
 	buf[0] = 0;
 	for (int v = first; v < n && o < size; v++)
 		o += snprintf(buf + o, size - o, "%s'%s'",
-			      v == first ? "" : v == n - 1 ? " or " : ", ", names[v]);
+			      v == first   ? ""
+			      : v == n - 1 ? " or "
+					   : ", ",
+			      names[v]);
 	return buf;
 }
 

@@ -548,9 +548,9 @@ static void test_error_hints_from_tables(void **state)
 	for (size_t k = 0; k < HS_ARRAY_SIZE(texts); k++) {
 		const char *at;
 
-		assert_int_equal(hs_list_parse(texts[k], strlen(texts[k]), TEST_LIST_PATH, NULL, &l,
-					       &err),
-				 -EINVAL);
+		assert_int_equal(
+			hs_list_parse(texts[k], strlen(texts[k]), TEST_LIST_PATH, NULL, &l, &err),
+			-EINVAL);
 		at = err.msg;
 		for (int a = 0; a < HS_ACT_MAX; a++) {
 			char w[32];
