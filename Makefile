@@ -24,8 +24,11 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
+# libxdp has no version call: --version says the one built with.
+LIBXDP_VERSION := $(shell pkg-config --modversion libxdp 2>/dev/null || echo unknown)
 HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Iuser -I$(OUTPUT) \
-	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"'
+	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"' \
+	-DHDRSTRIP_LIBXDP_VERSION='"$(LIBXDP_VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 $(WARN) \
 	-Wno-unused-function -Iinclude -I/usr/include/$(MULTIARCH) $(BPF_DEFS)
 # Benchmarks only: BPF_DEFS=-DHS_BENCH_FLOOR_SCAN with its own OUTPUT builds

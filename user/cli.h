@@ -74,5 +74,7 @@ int cmd_events(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* --version: the libraries and the kernel's features (-j: as JSON). */
+int print_version(int json);
 
 #endif /* HDRSTRIP_CLI_H */

@@ -72,6 +72,16 @@ const char *perm_hint(int cap, const char *cap_name, char *buf, size_t size)
 	return buf;
 }
 
+int caps_bpf(void)
+{
+	__u64 eff = caps_effective();
+
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+	return (eff >> CAP_BPF) & 1 || (eff >> CAP_SYS_ADMIN) & 1;
+}
+
 int require_root(const char *cmd)
 {
 	__u64 eff = caps_effective();

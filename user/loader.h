@@ -204,6 +204,10 @@ int tc_qdisc_release(const struct dev *d);
 int tc_qdisc_exists(int ifindex);
 /* The filters on @ifindex's clsact qdisc, both directions, anyone's. */
 int tc_count_filters(int ifindex, int *count);
+/* The interfaces of this network namespace whose drivers run XDP natively,
+ * into @ifindex (at most @max): how many, or -errno (-ENOENT before Linux
+ * 6.3, which has no netdev family to ask). */
+int xdp_native_devs(int *ifindex, int max);
 
 /* Create a device's maps (not pinned, no program): @m holds their fds. */
 int maps_create(const struct dev *d, struct dev_maps *m);
@@ -221,6 +225,8 @@ int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n);
  * updates the counters (before an attach). */
 int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value);
 
+/* May this process load BPF programs (CAP_BPF or CAP_SYS_ADMIN)? */
+int caps_bpf(void);
 /* Required privileges for commands that touch BPF state; prints the error. */
 int require_root(const char *cmd);
 /* What an EPERM from an operation that needs capability @cap (its name

@@ -67,7 +67,10 @@ static const char *json_cmds(char *buf, size_t size)
 	buf[0] = 0;
 	for (size_t c = 0; c < n && o < size; c++)
 		if (cmds[c].json)
-			o += snprintf(buf + o, size - o, "%s%s", !k++ ? "" : c == last ? " and " : ", ",
+			o += snprintf(buf + o, size - o, "%s%s",
+				      !k++	  ? ""
+				      : c == last ? " and "
+						  : ", ",
 				      cmds[c].name);
 	return buf;
 }
@@ -96,7 +99,8 @@ static int usage(int ok)
 		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
 		"  -h, --help         show this help; 'hdrstrip help COMMAND' (or 'hdrstrip\n"
 		"                     COMMAND --help') for a command's\n"
-		"  -V, --version      show the version\n"
+		"  -V, --version      show the version, the libbpf and libxdp it uses and the\n"
+		"                     kernel features it found (-j first: as JSON)\n"
 		"\n"
 		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n",
 		json_cmds(jc, sizeof(jc)));
@@ -170,8 +174,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			return usage(1);
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			printf("hdrstrip %s\n", HDRSTRIP_VERSION);
-			return EXIT_OK;
+			/* After -n: the namespace's interfaces are asked about. */
+			if (g_opts.netns) {
+				int r = enter_netns(g_opts.netns);
+
+				if (r)
+					return r;
+			}
+			return print_version(g_opts.json);
 		} else {
 			pr_err("unknown option '%s' (see 'hdrstrip --help')", a);
 			return EXIT_USAGE;

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The rtnetlink questions libbpf's TC API does not answer: is there a clsact
- * qdisc on an interface, and how many filters does it hold (anyone's)?
+ * qdisc on an interface, and how many filters does it hold (anyone's)? And
+ * generic netlink's: which interfaces run XDP natively (--version)?
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -106,4 +108,153 @@ int tc_count_filters(int ifindex, int *count)
 			    dir + 1, count_filter, count);
 	close(fd);
 	return r;
+}
+
+/*
+ * Which interfaces' drivers run XDP programs natively: the netdev generic
+ * netlink family's xdp-features (Linux 6.3). Its numbers, from the
+ * kernel's include/uapi/linux/netdev.h (newer than some distributions'
+ * headers).
+ */
+#define HS_NETDEV_CMD_DEV_GET 1
+#define HS_NETDEV_A_DEV_IFINDEX 1
+#define HS_NETDEV_A_DEV_XDP_FEATURES 3
+#define HS_NETDEV_XDP_ACT_BASIC 1
+
+struct genl_req {
+	struct nlmsghdr nh;
+	struct genlmsghdr g;
+	char attrs[64];
+};
+
+/* The attributes of generic netlink message @nh, one at a time to @cb. */
+static void genl_attrs(const struct nlmsghdr *nh, void (*cb)(const struct nlattr *a, void *arg),
+		       void *arg)
+{
+	const char *p = (const char *)NLMSG_DATA(nh) + GENL_HDRLEN;
+	int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
+
+	while (left >= NLA_HDRLEN) {
+		const struct nlattr *a = (const void *)p;
+
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > left)
+			return;
+		cb(a, arg);
+		left -= NLA_ALIGN(a->nla_len);
+		p += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/* Send @req, give the attributes of every answer to @cb (and the end of
+ * each answer to @end) until the last: 0 or -errno. */
+static int genl_ask(int fd, struct genl_req *req, void (*cb)(const struct nlattr *a, void *arg),
+		    void (*end)(void *arg), void *arg)
+{
+	char buf[16384];
+
+	if (send(fd, req, req->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return 0;
+		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+				return e->error;
+			}
+			genl_attrs(nh, cb, arg);
+			if (end)
+				end(arg);
+			/* (Not every family marks a dump's parts NLM_F_MULTI:
+			 * a dump ends at NLMSG_DONE.) */
+			if (!(req->nh.nlmsg_flags & NLM_F_DUMP))
+				return 0;
+		}
+	}
+}
+
+static void family_id(const struct nlattr *a, void *arg)
+{
+	if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+		*(__u16 *)arg = *(const __u16 *)((const char *)a + NLA_HDRLEN);
+}
+
+struct xdp_devs {
+	__u32 ifindex;
+	__u64 features;
+	int seen;
+	int *out;
+	int max;
+	int n;
+};
+
+static void dev_attr(const struct nlattr *a, void *arg)
+{
+	struct xdp_devs *x = arg;
+	const char *v = (const char *)a + NLA_HDRLEN;
+
+	if (a->nla_type == HS_NETDEV_A_DEV_IFINDEX)
+		memcpy(&x->ifindex, v, sizeof(x->ifindex));
+	if (a->nla_type == HS_NETDEV_A_DEV_XDP_FEATURES) {
+		memcpy(&x->features, v, sizeof(x->features));
+		x->seen = 1;
+	}
+}
+
+static void dev_end(void *arg)
+{
+	struct xdp_devs *x = arg;
+
+	if (x->seen && (x->features & HS_NETDEV_XDP_ACT_BASIC) && x->n < x->max)
+		x->out[x->n++] = (int)x->ifindex;
+	x->ifindex = 0;
+	x->features = 0;
+	x->seen = 0;
+}
+
+int xdp_native_devs(int *ifindex, int max)
+{
+	struct genl_req req;
+	struct nlattr *a;
+	struct xdp_devs x = { .out = ifindex, .max = max };
+	__u16 family = 0;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_type = GENL_ID_CTRL;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	req.g.cmd = CTRL_CMD_GETFAMILY;
+	req.g.version = 1;
+	a = (struct nlattr *)req.attrs;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof("netdev");
+	memcpy((char *)a + NLA_HDRLEN, "netdev", sizeof("netdev"));
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(a->nla_len));
+	r = genl_ask(fd, &req, family_id, NULL, &family);
+	if (!r && !family)
+		r = -ENOENT;
+	if (!r) {
+		memset(&req, 0, sizeof(req));
+		req.nh.nlmsg_type = family;
+		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.nh.nlmsg_seq = 2;
+		req.g.cmd = HS_NETDEV_CMD_DEV_GET;
+		req.g.version = 1;
+		req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+		r = genl_ask(fd, &req, dev_attr, dev_end, &x);
+	}
+	close(fd);
+	return r ? r : x.n;
 }

@@ -143,9 +143,56 @@ for cmd in $("$HDRSTRIP" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p'); do
 	[[ -z ${missing// /} ]] || fail "$cmd --help describes none of: $missing"
 done
 
-t "hdrstrip -V"
+t "hdrstrip -V: the version, the libraries, what the kernel has (as bpftool -V)"
 run 0 "$HDRSTRIP" -V
-matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
+first_line out "hdrstrip $(sed -n 's/^VERSION := //p' "$ROOT/Makefile")"
+empty err
+# The libraries as their own tools tell them.
+libbpf=$(pkg-config --modversion libbpf 2>/dev/null | cut -d. -f1,2) || true
+libxdp=$(pkg-config --modversion libxdp 2>/dev/null) || true
+[[ -z $libbpf || -z $libxdp ]] || has_line out "using libbpf v$libbpf, libxdp v$libxdp"
+kline=$(grep "^kernel $(uname -r): " "$TMP/out") || fail "no line 'kernel $(uname -r): ...'"
+want_btf=no
+[[ -e /sys/kernel/btf/vmlinux ]] && want_btf=yes
+[[ $kline == *" btf $want_btf,"* ]] || fail "btf: '$kline', /sys/kernel/btf/vmlinux says $want_btf"
+# The conntrack kfuncs, by bpftool's reading of the kernel's BTF.
+if [[ $want_btf == yes ]] && command -v bpftool >/dev/null; then
+	bpftool btf dump file /sys/kernel/btf/vmlinux >"$TMP/vmlinux.btf" 2>/dev/null || true
+	for k in bpf_xdp_ct_lookup bpf_skb_ct_lookup; do
+		want=no
+		grep -q "FUNC '$k'" "$TMP/vmlinux.btf" && want=yes
+		[[ $kline == *" $k $want,"* ]] || fail "$k: '$kline', bpftool says $want"
+	done
+fi
+if [[ $(id -u) == 0 ]]; then
+	# This kernel runs hdrstrip (its tests do): every probe says yes.
+	for k in bpf_loop xdp tc sk_msg; do
+		[[ $kline =~ " $k yes"(,|$) ]] || fail "$k is not found on a kernel that runs hdrstrip: '$kline'"
+	done
+	has_line out "$(grep '^xdp modes: skb on every interface; native on ' "$TMP/out")"
+	run 0 "$HDRSTRIP" -j -V
+	"${PYTHON:-python3}" -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["version"] and v["libbpf"] and v["kernel"], v
+assert set(v["features"]) == {"btf", "bpf_loop", "bpf_xdp_ct_lookup", "bpf_skb_ct_lookup",
+                              "xdp", "tc", "sk_msg"}, v
+assert v["xdp_modes"]["skb"] is True and isinstance(v["xdp_modes"]["native"], list), v' \
+		"$TMP/out" || fail "-j -V: not the JSON expected: $(cat "$TMP/out")"
+	# A veth's driver runs XDP natively: the namespace's interfaces are asked.
+	ns=hs-cli-$$
+	if ip netns add "$ns" 2>/dev/null; then
+		ip -n "$ns" link add hs-va type veth peer name hs-vb
+		run 0 "$HDRSTRIP" -n "$ns" -V
+		grep -Eq '^xdp modes: .*native on (hs-va hs-vb|hs-vb hs-va)$' "$TMP/out" ||
+			fail "-n $ns -V: $(grep '^xdp modes' "$TMP/out")"
+		ip netns del "$ns"
+	fi
+	cp "$HDRSTRIP" "$TMP/hdrstrip-v"
+	chmod 755 "$TMP" "$TMP/hdrstrip-v"
+	run 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/hdrstrip-v" -V
+	[[ $(grep '^kernel ' "$TMP/out") == *" bpf_loop unknown,"* ]] ||
+		fail "a user's -V claims what it cannot probe: $(grep '^kernel ' "$TMP/out")"
+fi
 
 # ---- -j and -p: the JSON of status and stats; refused by the others ----
 

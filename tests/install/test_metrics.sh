@@ -64,7 +64,7 @@ fi
 # What the metrics say, against 'stats --json' and what was sent.
 step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/families.json" \
 	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/counters.h" \
-	"$("$HDRSTRIP" --version | awk '{ print $2 }')" <<'EOF'
+	"$("$HDRSTRIP" --version | awk 'NR == 1 { print $2 }')" <<'EOF'
 import json, re, sys
 fams = json.load(open(sys.argv[1]))
 stats = json.load(open(sys.argv[2]))
