@@ -39,7 +39,7 @@ static const struct status_opts defaults_status = {
  * name, with their values, rather than as unknown. */
 static const struct option status_options[] = {
 	OPTION_JSON,  OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH,
-	OPTION_COUNT, OPTION_CGROUP,	 OPTION_HELP,	    { 0 },
+	OPTION_COUNT, OPTION_ALL,	 OPTION_CGROUP,	    OPTION_HELP, { 0 },
 };
 
 /* -1 with @o filled in, else the exit code. */
@@ -56,6 +56,7 @@ static int parse_status(int argc, char **argv, struct status_opts *o)
 		case OPT_PROMETHEUS:
 		case OPT_WATCH:
 		case OPT_COUNT:
+		case OPT_ALL:
 			pr_err("status: --%s does not apply (see --help)",
 			       status_options[idx].name);
 			return usage_out(status_usage, 0);

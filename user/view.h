@@ -22,6 +22,7 @@ enum view_opt {
 	OPT_PROMETHEUS,
 	OPT_WATCH,
 	OPT_COUNT,
+	OPT_ALL,
 };
 
 #define OPTION_JSON                                                                                \
@@ -43,6 +44,10 @@ enum view_opt {
 #define OPTION_COUNT                                                                               \
 	{                                                                                          \
 		"count", required_argument, NULL, OPT_COUNT                                        \
+	}
+#define OPTION_ALL                                                                                 \
+	{                                                                                          \
+		"all", no_argument, NULL, OPT_ALL                                                  \
 	}
 
 /* What status and stats show: DEV, the cgroup of --cgroup PATH (proxy

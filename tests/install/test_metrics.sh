@@ -153,6 +153,27 @@ step "stats --watch 0.2 --count 1 (text)" to_file "$WORK/watch.txt" hs_s stats -
 assert_match "$(cat "$WORK/watch.txt")" "^$SDEV \\(xdp, tc-egress\\)" "watch text names the device and hooks"
 assert_match "$(cat "$WORK/watch.txt")" 'per second' "watch text shows rates"
 
+# By default an update shows the counters that changed; --all every one.
+(for i in $(seq 1 8); do get -H 'X-Internal-Auth: a' >/dev/null; sleep 0.15; done) &
+traffic=$!
+step "stats --watch 0.5 --count 2 (text, requests meanwhile)" \
+	to_file "$WORK/watch-changed.txt" hs_s stats "$SDEV" --watch 0.5 --count 2
+wait "$traffic" || true
+last=$(awk '/^hdrstrip stats, every/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
+	"$WORK/watch-changed.txt")
+assert_match "$last" "^  http_requests +[0-9]+ +[0-9.]+$" "watch: a counter that changed is shown"
+assert_no_match "$last" "^  fastopen_unfiltered " "watch: a counter that stayed still is not"
+assert_match "$last" "^  \\([0-9]+ counters unchanged; --all shows every one\\)$" \
+	"watch: how many were left out"
+step "stats --watch 0.2 --count 2 --all" to_file "$WORK/watch-all.txt" \
+	hs_s stats "$SDEV" --watch 0.2 --count 2 --all
+last=$(awk '/^hdrstrip stats, every/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
+	"$WORK/watch-all.txt")
+assert_eq "$(grep -cE '^  [a-z_]+ +[0-9]+ +[0-9.-]+$' <<<"$last")" \
+	"$(hs_s stats "$SDEV" --json | "$PYTHON" -c 'import json,sys; print(len(json.load(sys.stdin)[0]) - 1)')" \
+	"watch --all: every counter"
+expect_exit 2 "--all without --watch is bad usage" hs_s stats --all
+
 # Until interrupted: SIGINT ends it with status 0. nsenter execs hdrstrip,
 # so $! is hdrstrip itself.
 nsenter --net="/run/netns/$SNS" "$HDRSTRIP" stats --watch 0.2 >"$WORK/watch-int.txt" 2>&1 &
