@@ -54,8 +54,8 @@ static const struct stats_opts defaults_stats = {
 };
 
 static const struct option stats_options[] = {
-	OPTION_JSON,  OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH,
-	OPTION_COUNT, OPTION_ALL,	 OPTION_CGROUP,	    OPTION_HELP, { 0 },
+	OPTION_JSON, OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH, OPTION_COUNT,
+	OPTION_ALL,  OPTION_CGROUP,	OPTION_HELP,	   { 0 },
 };
 
 /* --watch SECS: -1 when good, else the exit code after the message. */

@@ -38,8 +38,8 @@ static const struct status_opts defaults_status = {
  * messages about abbreviations follow), so that status refuses them by
  * name, with their values, rather than as unknown. */
 static const struct option status_options[] = {
-	OPTION_JSON,  OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH,
-	OPTION_COUNT, OPTION_ALL,	 OPTION_CGROUP,	    OPTION_HELP, { 0 },
+	OPTION_JSON, OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH, OPTION_COUNT,
+	OPTION_ALL,  OPTION_CGROUP,	OPTION_HELP,	   { 0 },
 };
 
 /* -1 with @o filled in, else the exit code. */
