@@ -458,7 +458,9 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		r = hs_seg_begin(&sc->w, f, HS_POLICY_PASS);
 	}
 	if (r == HS_SEG_CREATE) {
-		/* BPF_ANY: a SYN starts the tuple's connection afresh. */
+		/* BPF_ANY: a SYN starts the tuple's connection afresh. Its
+		 * time, for 'hdrstrip flows'. */
+		sc->w.fresh.born_s = (__u32)(bpf_ktime_get_boot_ns() / HS_NS_PER_S);
 		bpf_map_update_elem(&flows, &pk->key, &sc->w.fresh, BPF_ANY);
 		f = bpf_map_lookup_elem(&flows, &pk->key);
 		if (!f) {

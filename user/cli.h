@@ -71,6 +71,7 @@ int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -132,12 +132,6 @@ static const char *rule_name(struct ev_source *src, __u32 gen, __u32 rule)
 	return NULL;
 }
 
-static void addr_str(const struct hs_flow_key *k, const __u32 *a, char *buf, size_t size)
-{
-	if (!inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)size))
-		snprintf(buf, size, "?");
-}
-
 /* CLOCK_BOOTTIME nanoseconds @t as wall-clock time, ISO 8601 with
  * microseconds. */
 static void event_time(__u64 t, char *buf, size_t size)

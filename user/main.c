@@ -29,6 +29,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "show where hdrstrip is attached", .json = 1 },
 	{ "stats", cmd_stats, "show hdrstrip's counters", .json = 1 },
 	{ "events", cmd_events, "show match events: who sent internal fields", .json = 1 },
+	{ "flows", cmd_flows, "list the connections hdrstrip tracks, as conntrack -L", .json = 1 },
 	{ "run", cmd_agent, "run as the agent of a config file's attachments", .json = 0 },
 	{ "compile", cmd_compile, "validate a header list and build its trie", .json = 0 },
 	{ "check", cmd_check, "look header names up in a header list", .json = 0 },
@@ -94,8 +95,8 @@ static int usage(int ok)
 		"  --netns-path PATH  the same, a namespace by its file (/proc/PID/ns/net: one\n"
 		"                     with no name)\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
-		"  -j, --json         JSON output, as the command's --json (%s;\n"
-		"                     the other commands print no JSON and refuse it)\n"
+		"  -j, --json         JSON output, as the command's --json, of the commands that\n"
+		"                     print JSON: %s (the others refuse it)\n"
 		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
 		"  -h, --help         show this help; 'hdrstrip help COMMAND' (or 'hdrstrip\n"
 		"                     COMMAND --help') for a command's\n"

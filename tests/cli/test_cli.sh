@@ -198,7 +198,8 @@ fi
 
 t "hdrstrip --help names -j and -p"
 run 0 "$HDRSTRIP" --help
-has_line out "  -j, --json         JSON output, as the command's --json (status, stats and events;"
+has_line out "  -j, --json         JSON output, as the command's --json, of the commands that"
+has_line out "                     print JSON: status, stats, events and flows (the others refuse it)"
 has_line out "  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)"
 
 t "-j and -p: a command that prints no JSON refuses them, before anything is done"
@@ -206,7 +207,7 @@ for cmd in attach update detach compile check; do
 	for opt in -j --json -p --pretty -jp -vj; do
 		run 2 "$HDRSTRIP" "$opt" "$cmd" hs-nodev0 --headers "$INTERNAL"
 		empty out
-		same err "hdrstrip: $opt: $cmd prints no JSON (status, stats and events do; see 'hdrstrip --help')"
+		same err "hdrstrip: $opt: $cmd prints no JSON (status, stats, events and flows do; see 'hdrstrip --help')"
 	done
 done
 
