@@ -16,6 +16,8 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/hdrstrip
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The Prometheus rules and the Grafana dashboard (deploy/).
+DATADIR ?= $(PREFIX)/share/hdrstrip
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 # Run after installing the shared library into the real root.
@@ -27,6 +29,7 @@ SUBST_PATHS = sed -e 's|/usr/local/sbin|$(SBINDIR)|g' \
 	-e 's|/usr/local/lib/hdrstrip|$(PKGLIBDIR)|g' \
 	-e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' \
 	-e 's|/usr/local/share/doc/hdrstrip|$(DOCDIR)|g' \
+	-e 's|/usr/local/share/hdrstrip|$(DATADIR)|g' \
 	-e 's|/etc/hdrstrip|$(SYSCONFDIR)/hdrstrip|g'
 
 # Every file 'make install' writes: 'make uninstall' removes these, then
@@ -42,8 +45,10 @@ INSTALLED := $(SBINDIR)/hdrstrip \
 	$(LIBDIR)/libhdrstrip.a $(LIBDIR)/libhdrstrip.so.$(VERSION) \
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libhdrstrip.so \
 	$(INCLUDEDIR)/hdrstrip.h $(PKGCONFIGDIR)/hdrstrip.pc \
-	$(DOCDIR)/example.c $(DOCDIR)/internal-headers.example
-OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR)
+	$(DOCDIR)/example.c $(DOCDIR)/internal-headers.example \
+	$(DATADIR)/prometheus/hdrstrip-rules.yml $(DATADIR)/grafana/hdrstrip.json
+OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR) $(DATADIR)/prometheus \
+	$(DATADIR)/grafana $(DATADIR)
 
 .PHONY: test-install test-ops
 
@@ -52,7 +57,8 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/prometheus \
+		$(DESTDIR)$(DATADIR)/grafana
 	$(Q)install -m 0755 $(OUTPUT)/hdrstrip $(DESTDIR)$(SBINDIR)/hdrstrip
 	$(Q)install -m 0644 $(BPF_OBJ) $(DESTDIR)$(PKGLIBDIR)/hdrstrip.bpf.o
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
@@ -83,6 +89,9 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)install -m 0644 lib/example.c $(DESTDIR)$(DOCDIR)/example.c
 	$(Q)install -m 0644 packaging/internal-headers.example \
 		$(DESTDIR)$(DOCDIR)/internal-headers.example
+	$(Q)install -m 0644 deploy/prometheus/hdrstrip-rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/hdrstrip-rules.yml
+	$(Q)install -m 0644 deploy/grafana/hdrstrip.json $(DESTDIR)$(DATADIR)/grafana/hdrstrip.json
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hdrstrip@.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.timer \

@@ -16,6 +16,8 @@ PKGS=(
 	nodejs python3-yaml valgrind libclang-rt-14-dev man-db groff-base systemd
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
+	# deploy/prometheus' rules checked offline (promtool); make deb, lintian
+	prometheus debhelper dpkg-dev fakeroot lintian
 	# make lint, make fuzz-cov
 	cppcheck clang-tidy-14 clang-format-14 llvm-14
 	# benchmarks

@@ -59,6 +59,8 @@ $P/share/man/man8/hdrstrip.8 f 644
 $P/share/bash-completion/completions/hdrstrip f 644
 $P/share/doc/hdrstrip/example.c f 644
 $P/share/doc/hdrstrip/internal-headers.example f 644
+$P/share/hdrstrip/prometheus/hdrstrip-rules.yml f 644
+$P/share/hdrstrip/grafana/hdrstrip.json f 644
 $P/lib/libhdrstrip.a f 644
 $P/lib/libhdrstrip.so.$VERSION f 755
 $P/lib/libhdrstrip.so.0 l libhdrstrip.so.$VERSION
@@ -195,7 +197,7 @@ exports=$(nm -g --defined-only "$D$P/lib/libhdrstrip.a" | awk 'NF == 3 {print $3
 check "make uninstall DESTDIR" $MAKE --no-print-directory uninstall DESTDIR="$D" LDCONFIG=true
 left=$(cd "$D" && find . \( -type f -o -type l \) | head)
 [ -z "$left" ] && ok "uninstall removed every installed file" || bad "left after uninstall: $left"
-for d in "$D$P/lib/hdrstrip" "$D/etc/hdrstrip" "$D$P/share/doc/hdrstrip"; do
+for d in "$D$P/lib/hdrstrip" "$D/etc/hdrstrip" "$D$P/share/doc/hdrstrip" "$D$P/share/hdrstrip"; do
 	[ ! -e "$d" ] && ok "uninstall removed ${d#"$D"}" || bad "uninstall left ${d#"$D"}"
 done
 # A user's own file in hdrstrip's directories stays, and so does the directory.
@@ -265,6 +267,25 @@ check "README and man page name the textfile unit's path, and only it ($tf_dir)"
 printf 'x-a\n' >"$T/tf-list"
 check "textfile helper: a missing directory is named" bash -c \
 	"HDRSTRIP=/bin/false '$SVC' textfile '$T/no-such-dir' 2>&1 | grep -q 'no-such-dir is not a directory'"
+
+# deploy/prometheus' alert rules and deploy/grafana's dashboard, offline:
+# the rules parse and fire on the series their tests give (promtool test
+# rules), every dashboard query is PromQL Prometheus takes, and the
+# dashboard shows what operators watch (check_queries.py; test_metrics.sh
+# checks the metric names against a real scrape).
+if command -v promtool >/dev/null; then
+	check "promtool check rules deploy/prometheus/hdrstrip-rules.yml" \
+		promtool check rules deploy/prometheus/hdrstrip-rules.yml
+	check "promtool test rules: each alert fires on its series, and only then" \
+		bash -c 'cd deploy/prometheus && promtool test rules hdrstrip-rules.test.yml'
+	check "the dashboard's queries: what it must show, in the datasource variable" \
+		python3 tests/install/check_queries.py --dashboard deploy/grafana/hdrstrip.json \
+		--rules deploy/prometheus/hdrstrip-rules.yml --promql "$T/dashboard-rules.yml"
+	check "the dashboard's queries are PromQL (promtool check rules)" \
+		promtool check rules "$T/dashboard-rules.yml"
+else
+	skip "promtool is not installed (Debian's prometheus; scripts/install-deps.sh): rules not checked"
+fi
 
 # The helper's configuration errors (no kernel needed: it stops before).
 svc() { # EXPECTED-EXIT EXPECTED-TEXT WHAT ARGS...

@@ -334,6 +334,44 @@ else
 	log "no C compiler ($(head -1 "$WORK/cc.err" 2>/dev/null)): the failed-read case not checked"
 fi
 
+# ---- deploy/: the dashboard and the rules read what hdrstrip emits ----
+# The families of a real scrape: stats --prometheus here, and the agent's
+# own on its /metrics (an agent in the server's namespace, its one section
+# an interface that is not there).
+printf '[attach hsnone%s]\nheaders = %s\n' "$$" "$WORK/list.txt" >"$WORK/agent.conf"
+MPORT=$(in_s "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nsenter --net="/run/netns/$SNS" "$HDRSTRIP" run --config "$WORK/agent.conf" \
+	--metrics-listen "127.0.0.1:$MPORT" >"$WORK/agent.log" 2>&1 &
+apid=$!
+E2E_PIDS+=("$apid")
+poll_until 5 in_s curl -sf -o "$WORK/agent.prom" "http://127.0.0.1:$MPORT/metrics" ||
+	fail "the agent's /metrics: $(tail -3 "$WORK/agent.log")"
+kill -TERM "$apid"
+wait "$apid" || true
+cat "$WORK/metrics.prom" "$WORK/agent.prom" | sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' | sort -u \
+	>"$WORK/families.txt"
+# Every counter of the table is a family of the scrape (the list is the
+# code's, not a copy).
+cat >"$WORK/ctr.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/counters.h>
+int main(void)
+{
+	for (unsigned int k = 0; k < HS_N_COUNTERS; k++)
+		printf("hdrstrip_%s_total\n", hs_counter_info[k].name);
+	return 0;
+}
+EOF
+cc -I"$REPO_ROOT/include" -o "$WORK/ctr" "$WORK/ctr.c" || fail "the counter table's probe"
+missing=$("$WORK/ctr" | sort | comm -23 - "$WORK/families.txt" | tr '\n' ' ')
+assert_eq "$missing" "" "every counter of include/hdrstrip/counters.h is a family of the scrape"
+assert_match "$(cat "$WORK/families.txt")" "^hdrstrip_agent_reload_failures_total$" \
+	"the agent's families are in the list"
+step "the dashboard's and the rules' metrics are families hdrstrip emits" \
+	"$PYTHON" "$HERE/check_queries.py" --names "$WORK/families.txt" \
+	--dashboard "$REPO_ROOT/deploy/grafana/hdrstrip.json" \
+	--rules "$REPO_ROOT/deploy/prometheus/hdrstrip-rules.yml"
+
 step "detach $SDEV" hs_s detach "$SDEV"
 [ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after detach"
 log "PASS"
