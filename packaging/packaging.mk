@@ -6,7 +6,9 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same variables)
 #   make test-install   install into a scratch DESTDIR and check the result
 #   make test-ops       stats --prometheus/--watch and the service helper, on a
-#                       real attachment in network namespaces (root)
+#                       real attachment in network namespaces, and the Debian
+#                       packages installed and removed (root)
+#   make deb            Debian packages in $(OUTPUT)/deb (debhelper)
 
 SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib
@@ -50,7 +52,28 @@ INSTALLED := $(SBINDIR)/hdrstrip \
 OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR) $(DATADIR)/prometheus \
 	$(DATADIR)/grafana $(DATADIR)
 
-.PHONY: test-install test-ops
+.PHONY: test-install test-ops deb
+
+# make deb: Debian packages (hdrstrip, libhdrstrip0, libhdrstrip-dev) from
+# packaging/debian, built with debhelper in a copy of the tracked sources
+# under $(OUTPUT)/deb; the .debs land there. Needs debhelper and dpkg-dev
+# (scripts/install-deps.sh), no root (fakeroot is not needed either:
+# Rules-Requires-Root: no).
+DEB_DIR := $(OUTPUT)/deb
+DEB_SRC := $(DEB_DIR)/hdrstrip-$(VERSION)
+
+deb:
+	$(call msg,DEB,$(DEB_DIR))
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	$(Q)if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z | xargs -0 cp -P --parents -t $(DEB_SRC); \
+	else \
+		tar -c --exclude=./$(OUTPUT) --exclude=./.git . | tar -x -C $(DEB_SRC); \
+	fi
+	$(Q)cp -r packaging/debian $(DEB_SRC)/debian
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b $(if $(filter 1,$(V)),,>../build.log 2>&1) || \
+		{ tail -30 $(DEB_DIR)/build.log; exit 1; }
+	$(Q)ls $(DEB_DIR)/*.deb
 
 install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
@@ -118,5 +141,5 @@ uninstall:
 test-install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)MAKE='$(MAKE)' VERSION='$(VERSION)' tests/install/test_install.sh
 
-test-ops: $(OUTPUT)/hdrstrip $(BPF_OBJ)
+test-ops: $(OUTPUT)/hdrstrip $(BPF_OBJ) deb
 	$(Q)HDRSTRIP='$(abspath $(OUTPUT)/hdrstrip)' tests/install/run_ops.sh
