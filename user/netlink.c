@@ -21,26 +21,15 @@ struct tc_dump_req {
 };
 
 /*
- * Send the dump request @type for @ifindex under @parent and give each
- * answer to @cb until the dump ends. A dump the kernel refuses with -EINVAL
- * or -ENOENT (no such qdisc) is an empty one. 0 or -errno.
+ * The answers to the request just sent on @fd, each message to @cb, until
+ * NLMSG_DONE for a @dump (not every family marks a dump's parts
+ * NLM_F_MULTI), else the first: 0, or the -errno an NLMSG_ERROR says.
  */
-static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
-		   void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg), void *arg)
+static int nl_answers(int fd, int dump, void (*cb)(const struct nlmsghdr *nh, void *arg),
+		      void *arg)
 {
-	struct tc_dump_req req;
 	char buf[16384];
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
-	req.nh.nlmsg_type = type;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nh.nlmsg_seq = seq;
-	req.tc.tcm_family = AF_UNSPEC;
-	req.tc.tcm_ifindex = ifindex;
-	req.tc.tcm_parent = parent;
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
-		return -errno;
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
@@ -52,14 +41,52 @@ static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
 		     nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type == NLMSG_DONE)
 				return 0;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				return e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
-			}
-			cb(nh, ifindex, arg);
+			if (nh->nlmsg_type == NLMSG_ERROR)
+				return ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			cb(nh, arg);
+			if (!dump)
+				return 0;
 		}
 	}
+}
+
+struct tc_cb {
+	void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg);
+	int ifindex;
+	void *arg;
+};
+
+static void tc_answer(const struct nlmsghdr *nh, void *arg)
+{
+	const struct tc_cb *c = arg;
+
+	c->cb(nh, c->ifindex, c->arg);
+}
+
+/*
+ * Send the dump request @type for @ifindex under @parent and give each
+ * answer to @cb until the dump ends. A dump the kernel refuses with -EINVAL
+ * or -ENOENT (no such qdisc) is an empty one. 0 or -errno.
+ */
+static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
+		   void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg), void *arg)
+{
+	struct tc_cb c = { .cb = cb, .ifindex = ifindex, .arg = arg };
+	struct tc_dump_req req;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
+	req.nh.nlmsg_type = type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = seq;
+	req.tc.tcm_family = AF_UNSPEC;
+	req.tc.tcm_ifindex = ifindex;
+	req.tc.tcm_parent = parent;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	r = nl_answers(fd, 1, tc_answer, &c);
+	return r == -EINVAL || r == -ENOENT ? 0 : r;
 }
 
 static void is_clsact(const struct nlmsghdr *nh, int ifindex, void *arg)
@@ -145,40 +172,31 @@ static void genl_attrs(const struct nlmsghdr *nh, void (*cb)(const struct nlattr
 	}
 }
 
+struct genl_cb {
+	void (*cb)(const struct nlattr *a, void *arg);
+	void (*end)(void *arg);
+	void *arg;
+};
+
+static void genl_answer(const struct nlmsghdr *nh, void *arg)
+{
+	const struct genl_cb *c = arg;
+
+	genl_attrs(nh, c->cb, c->arg);
+	if (c->end)
+		c->end(c->arg);
+}
+
 /* Send @req, give the attributes of every answer to @cb (and the end of
  * each answer to @end) until the last: 0 or -errno. */
 static int genl_ask(int fd, struct genl_req *req, void (*cb)(const struct nlattr *a, void *arg),
 		    void (*end)(void *arg), void *arg)
 {
-	char buf[16384];
+	struct genl_cb c = { .cb = cb, .end = end, .arg = arg };
 
 	if (send(fd, req, req->nh.nlmsg_len, 0) < 0)
 		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n < 0)
-			return -errno;
-		if (!n)
-			return 0;
-		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-		     nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				return e->error;
-			}
-			genl_attrs(nh, cb, arg);
-			if (end)
-				end(arg);
-			/* (Not every family marks a dump's parts NLM_F_MULTI:
-			 * a dump ends at NLMSG_DONE.) */
-			if (!(req->nh.nlmsg_flags & NLM_F_DUMP))
-				return 0;
-		}
-	}
+	return nl_answers(fd, !!(req->nh.nlmsg_flags & NLM_F_DUMP), genl_answer, &c);
 }
 
 static void family_id(const struct nlattr *a, void *arg)
