@@ -25,8 +25,7 @@ struct tc_dump_req {
  * NLMSG_DONE for a @dump (not every family marks a dump's parts
  * NLM_F_MULTI), else the first: 0, or the -errno an NLMSG_ERROR says.
  */
-static int nl_answers(int fd, int dump, void (*cb)(const struct nlmsghdr *nh, void *arg),
-		      void *arg)
+static int nl_answers(int fd, int dump, void (*cb)(const struct nlmsghdr *nh, void *arg), void *arg)
 {
 	char buf[16384];
 
