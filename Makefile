@@ -24,8 +24,12 @@ endif
 
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-HOST_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Iuser -I$(OUTPUT) \
-	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"'
+# libxdp has no version call: --version says the one built with.
+LIBXDP_VERSION := $(shell pkg-config --modversion libxdp 2>/dev/null || echo unknown)
+# CPPFLAGS and LDFLAGS: a distribution's (dpkg-buildflags: make deb).
+HOST_CFLAGS := $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Iuser -I$(OUTPUT) \
+	-DHDRSTRIP_VERSION='"$(VERSION)"' -DHDRSTRIP_BPF_DIR='"$(PREFIX)/lib/hdrstrip"' \
+	-DHDRSTRIP_LIBXDP_VERSION='"$(LIBXDP_VERSION)"'
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -mcpu=v3 $(WARN) \
 	-Wno-unused-function -Iinclude -I/usr/include/$(MULTIARCH) $(BPF_DEFS)
 # Benchmarks only: BPF_DEFS=-DHS_BENCH_FLOOR_SCAN with its own OUTPUT builds
@@ -119,7 +123,7 @@ $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(filter %.c,$(SKEL_USERS))): $(SKEL) $(P
 
 $(OUTPUT)/hdrstrip: $(CLI_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(HOST_CFLAGS) $^ $(CLI_LIBS) -o $@
+	$(Q)$(CC) $(HOST_CFLAGS) $(LDFLAGS) $^ $(CLI_LIBS) -o $@
 
 deps:
 	$(Q)scripts/install-deps.sh

@@ -413,9 +413,10 @@ wall_ms() { # CMD...: wall time of CMD in ms
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) * 1000 }'
 }
 vals=
-for _ in 1 2 3 4 5 6 7 8 9 10; do vals+="$(wall_ms "$HDRSTRIP" --version) "; done
+# (--help: --version asks the kernel for its features, more than a start.)
+for _ in 1 2 3 4 5 6 7 8 9 10; do vals+="$(wall_ms "$HDRSTRIP" --help) "; done
 med=$(printf '%s' "$vals" | median)
-printf 'for comparison: hdrstrip --version (process start and exit): median %s ms\n' "$med"
+printf 'for comparison: hdrstrip --help (process start and exit): median %s ms\n' "$med"
 echo "bench: e2e_cli_start_ms $med ms"
 for n in 100 1000; do
 	vals=
@@ -449,12 +450,12 @@ for n in 100 1000; do
 done
 vals=
 for _ in 1 2 3 4 5; do
-	perf stat -x, -e task-clock -o "$WORK/ver.perf" "$HDRSTRIP" --version >/dev/null 2>&1 ||
-		fail "hdrstrip --version (perf stat)"
+	perf stat -x, -e task-clock -o "$WORK/ver.perf" "$HDRSTRIP" --help >/dev/null 2>&1 ||
+		fail "hdrstrip --help (perf stat)"
 	vals+="$(awk -F, '$3 == "task-clock" { printf "%.2f", $1 }' "$WORK/ver.perf") "
 done
 med=$(printf '%s' "$vals" | median)
-printf 'for comparison: hdrstrip --version: CPU time (task-clock) median %s ms\n' "$med"
+printf 'for comparison: hdrstrip --help: CPU time (task-clock) median %s ms\n' "$med"
 echo "bench: e2e_cli_start_cpu_ms $med ms"
 if [ "$BOUND" != 1 ]; then
 	assert_eq "$(seen_auth "$ORIGIN_URL")" "auth=" "after the updates, X-Internal-Auth is still removed"

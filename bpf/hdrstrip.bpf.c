@@ -353,6 +353,7 @@ __attribute__((noinline)) int conn_open_tc(struct __sk_buff *ctx, struct scratch
 static __always_inline void observed_drop(struct scratch *sc, struct hs_counters *cnt, __u8 why)
 {
 	cnt->packets_observed++;
+	sc->m.obs_drop |= 2; /* counted: a drop rule's match adds nothing */
 	event_drop(&sc->ev, &sc->pk.key, HS_ACT_OBSERVE, why);
 }
 
@@ -474,7 +475,9 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		r = hs_seg_begin(&sc->w, f, HS_POLICY_PASS);
 	}
 	if (r == HS_SEG_CREATE) {
-		/* BPF_ANY: a SYN starts the tuple's connection afresh. */
+		/* BPF_ANY: a SYN starts the tuple's connection afresh. Its
+		 * time, for 'hdrstrip flows'. */
+		sc->w.fresh.born_s = (__u32)(bpf_ktime_get_boot_ns() / HS_NS_PER_S);
 		bpf_map_update_elem(&flows, &pk->key, &sc->w.fresh, BPF_ANY);
 		f = bpf_map_lookup_elem(&flows, &pk->key);
 		if (!f) {
@@ -1177,8 +1180,16 @@ static __always_inline enum hs_verdict process(void *ctx, const int xdp)
 
 	if (!sc)
 		return HS_VERDICT_PASS;
+	sc->m.obs_drop = 0;
 	v = process_pkt(ctx, sc, xdp);
-	if (v != HS_VERDICT_DROP || maps_lookup(&cfg, &cnt))
+	if (v != HS_VERDICT_DROP) {
+		/* Observe mode passed what a drop rule matched (its lines'
+		 * events say so, reason rule): once a packet. */
+		if (sc->m.obs_drop == 1 && !maps_lookup(&cfg, &cnt))
+			cnt->packets_observed++;
+		return v;
+	}
+	if (maps_lookup(&cfg, &cnt))
 		return v;
 	if (cfg->observe) {
 		observed_drop(sc, cnt, (__u8)sc->why);

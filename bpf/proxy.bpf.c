@@ -81,6 +81,7 @@ struct pscratch {
 	__u32 done; /* SCAN_DONE, SCAN_RM_FULL (scan_loop.h) */
 	struct hs_flow_key key; /* the connection: the proxy's socket, its upstream */
 	struct hs_event ev; /* the template of this send's events */
+	struct scan_matches m; /* the send's matches (never held: obs_drop) */
 	/* The window's compaction (compact_cb): the kept bytes [cp_src,
 	 * cp_stop) go to cp_dst; cp_i is the range they follow (-1 before
 	 * the first). */
@@ -489,7 +490,13 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	sc->ev.on = cfg->event_rate != 0;
 	sc->ev.dir = (__u8)hs_stream_dir(&ss->st);
 	c.key = &sc->key;
-	c.m = NULL; /* a dropped send is not sent again: nothing to hold */
+	/* A dropped send is not sent again: nothing to hold; what observe
+	 * mode passes that a drop rule matched is said (obs_drop). */
+	sc->m.sig = 0;
+	sc->m.n = 0;
+	sc->m.hold = 0;
+	sc->m.obs_drop = 0;
+	c.m = &sc->m;
 #ifdef HS_BENCH_FLOOR_SCAN
 	/* A benchmark's lower bound (floor_scan.h): the bytes read, not
 	 * scanned. */
@@ -511,6 +518,8 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	}
 	if (sc->s.st.phase == HS_PH_HALT) /* only under the drop policy */
 		return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
+	/* Observe mode: a drop rule matched (its lines' events say so). */
+	cnt->packets_observed += sc->m.obs_drop;
 	/* Ambiguous framing the drop policy would have stopped at. */
 	if (cfg->observe && policy_drops(cfg) && sc->s.conflicts)
 		msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);

@@ -81,6 +81,9 @@ struct scan_matches {
 	__u32 sig; /* scan_sig() of every match's rule so far */
 	__u32 hold; /* hold the hits and events back */
 	__u32 n; /* matches so far (the first SCAN_HELD held) */
+	/* Observe mode: 1 once a drop rule matched (enforce mode drops the
+	 * packet); its caller clears it, and may mark it counted (2). */
+	__u32 obs_drop;
 	__u16 rule[SCAN_HELD];
 	struct hs_event ev[SCAN_HELD]; /* on == 0: no event (events off) */
 };
@@ -118,12 +121,14 @@ static __always_inline void scan_event(const struct scan_arg *c, const struct hs
 	if (!ev || !t || !ev->on)
 		return;
 	act = t->rules[(s->rule - 1) & (HS_MAX_NAMES - 1)].action;
+	/* A drop rule's line says so in observe mode too: the reason enforce
+	 * mode would drop its packet for. */
+	ev->reason = hs_action_drops(act) ? HS_EVR_RULE : HS_EVR_NONE;
 	if (s->opts & HS_OPT_OBSERVE)
 		act = HS_ACT_OBSERVE;
 	ev->rule = s->rule;
 	ev->generation = t->generation;
 	ev->action = act;
-	ev->reason = hs_action_drops(act) ? HS_EVR_RULE : HS_EVR_NONE;
 	if (len > HS_EVENT_NAME_MAX)
 		len = HS_EVENT_NAME_MAX;
 	if ((__u8 *)data + off + len > (__u8 *)data_end)
@@ -149,6 +154,9 @@ static __always_inline void scan_match(const struct scan_arg *c, const struct hs
 	if (!c->ev)
 		return;
 	if (m) {
+		if ((s->opts & HS_OPT_OBSERVE) &&
+		    hs_action_drops(c->t->rules[(s->rule - 1) & (HS_MAX_NAMES - 1)].action))
+			m->obs_drop |= 1;
 		m->sig = scan_sig(m->sig, s->rule);
 		k = m->n++;
 		if (m->hold && k < SCAN_HELD) {

@@ -118,6 +118,27 @@ static const char *show_name(const char *s, size_t len, char buf[SHOW_MAX + 4])
 	return buf;
 }
 
+/*
+ * A name the list accepted, as its warnings show it: whole (at most
+ * SHOW_MAX bytes, then "..."), '"' and '\\' escaped; but not what follows
+ * an '=': a KEY=VALUE line is rather a secret in a file given as a list by
+ * mistake than a header name, and its value stays out of the message.
+ */
+static const char *show_listed(const char *s, size_t len, char buf[2 * SHOW_MAX + 4])
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len && i < SHOW_MAX && s[i] != '='; i++) {
+		if (s[i] == '"' || s[i] == '\\')
+			buf[o++] = '\\';
+		buf[o++] = s[i];
+	}
+	if (i < len)
+		memcpy(buf + o, "...", 3), o += 3;
+	buf[o] = 0;
+	return buf;
+}
+
 /* A name's first byte that is not a token character; @len if none. */
 static size_t first_non_token(const char *s, size_t len)
 {
@@ -184,6 +205,36 @@ static size_t word_distance(const char *w, size_t len, const char *const *names,
 }
 
 #define NEAR_MISS 2
+
+/* The words of table @names (values @first..@n - 1) as messages list them,
+ * into @buf: "'mask', 'drop' or 'observe'". From the table, so a new
+ * action or direction is in every hint at once. */
+static const char *words_of(const char *const *names, int first, int n, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int v = first; v < n && o < size; v++)
+		o += snprintf(buf + o, size - o, "%s'%s'",
+			      v == first   ? ""
+			      : v == n - 1 ? " or "
+					   : ", ",
+			      names[v]);
+	return buf;
+}
+
+/* Room for the words of either table. */
+#define WORDS_MAX 128
+
+static const char *action_words(char buf[WORDS_MAX])
+{
+	return words_of(hs_action_names, 0, HS_ACT_MAX, buf, WORDS_MAX);
+}
+
+static const char *dirs_words(char buf[WORDS_MAX])
+{
+	return words_of(hs_dir_set_names, HS_DIRSET_REQUEST, HS_DIRSET_MAX, buf, WORDS_MAX);
+}
 
 /* The words of a line's action and direction tables. */
 static int parse_action(const char *w, size_t len)
@@ -280,7 +331,7 @@ static size_t split_words(const char *s, size_t len, struct word *w, size_t max)
 static int parse_rule_words(const struct line_ctx *c, const char *s, size_t len,
 			    const struct word *w, size_t nw, int *act, int *dirs)
 {
-	char nb[SHOW_MAX + 4], wb[SHOW_MAX + 4], bb[8];
+	char nb[SHOW_MAX + 4], wb[SHOW_MAX + 4], bb[8], aw[WORDS_MAX], dw[WORDS_MAX];
 	const char *name = show_name(w[0].s, w[0].len, nb);
 	size_t k = 1, da, dd;
 
@@ -299,25 +350,27 @@ static int parse_rule_words(const struct line_ctx *c, const char *s, size_t len,
 			if (da <= NEAR_MISS && da <= dd)
 				return fail(
 					c->err,
-					"%s:%u: unknown action \"%s\" for header name \"%s\" (expected 'mask' or 'drop')",
-					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name);
+					"%s:%u: unknown action \"%s\" for header name \"%s\" (expected %s)",
+					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name,
+					action_words(aw));
 			if (dd <= NEAR_MISS)
 				return fail(
 					c->err,
-					"%s:%u: unknown direction \"%s\" for header name \"%s\" (expected 'request', 'response' or 'both')",
-					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name);
+					"%s:%u: unknown direction \"%s\" for header name \"%s\" (expected %s)",
+					c->path, c->lineno, show_name(w[k].s, w[k].len, wb), name,
+					dirs_words(dw));
 			if (k == 1)
 				/* The name itself has white space in it: name the
 				 * byte, which may be a tab rather than a space. */
 				return fail(
 					c->err,
-					"%s:%u: invalid character %s in header name \"%s\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')",
+					"%s:%u: invalid character %s in header name \"%s\" (after the name may come an action, %s, and a direction, %s)",
 					c->path, c->lineno, show_byte(s[w[0].len], bb),
-					show_name(s, len, wb));
+					show_name(s, len, wb), action_words(aw), dirs_words(dw));
 			return fail(
 				c->err,
-				"%s:%u: unexpected word after the action of header name \"%s\" (expected a direction: 'request', 'response' or 'both')",
-				c->path, c->lineno, name);
+				"%s:%u: unexpected word after the action of header name \"%s\" (expected a direction: %s)",
+				c->path, c->lineno, name, dirs_words(dw));
 		}
 	}
 	if (k < nw) {
@@ -384,13 +437,23 @@ static int parse_name_line(struct line_ctx *c, const char *s, size_t len, struct
 	c->strings = out->name + out->len + 1;
 	memcpy(out->orig, s, nlen);
 	if (out->non_token && c->warn) {
-		char w[HS_ERR_MSG];
+		char w[HS_ERR_MSG], lb[2 * SHOW_MAX + 4];
 
 		snprintf(
 			w, sizeof(w),
 			"%s:%u: header name \"%s\" is not an RFC 9110 token (%s is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written",
-			c->path, c->lineno, show_name(s, nlen, buf),
+			c->path, c->lineno, show_listed(s, nlen, lb),
 			show_byte(s[first_non_token(s, nlen)], bb));
+		c->warn(w);
+	}
+	if (memchr(s, '*', nlen - out->prefix) && c->warn) {
+		char w[HS_ERR_MSG], lb[2 * SHOW_MAX + 4];
+
+		/* "x-*-auth": a glob was meant, but '*' is a token byte. */
+		snprintf(
+			w, sizeof(w),
+			"%s:%u: header name \"%s\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)",
+			c->path, c->lineno, show_listed(s, nlen, lb));
 		c->warn(w);
 	}
 	out->orig[nlen] = 0;

@@ -18,7 +18,7 @@ LIB_OBJS := $(addprefix $(LIB_DIR)/,$(notdir $(LIB_SRCS:.c=.o)))
 LIB_HDRS := lib/hdrstrip.h $(CORE_HDRS)
 # Only the functions marked HS_API are exported; everything else is hidden
 # in the shared object and made local in the archive.
-LIB_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Ilib -fPIC -fvisibility=hidden
+LIB_CFLAGS = $(CPPFLAGS) $(CFLAGS) $(WARN) -std=gnu11 -Iinclude -Icore -Ilib -fPIC -fvisibility=hidden
 
 .PHONY: lib test-lib
 
@@ -43,7 +43,7 @@ $(LIB_A): $(LIB_OBJS) $(CORE_LIB)
 
 $(LIB_SO): $(LIB_OBJS) $(CORE_LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LIB_CFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
+	$(Q)$(CC) $(LIB_CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) -Wl,--no-undefined \
 		$^ -o $@
 	$(Q)ln -sf $(notdir $@) $(LIB_DIR)/$(LIB_SONAME)
 	$(Q)ln -sf $(LIB_SONAME) $(LIB_DIR)/libhdrstrip.so

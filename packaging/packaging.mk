@@ -6,7 +6,9 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=]   make uninstall (same variables)
 #   make test-install   install into a scratch DESTDIR and check the result
 #   make test-ops       stats --prometheus/--watch and the service helper, on a
-#                       real attachment in network namespaces (root)
+#                       real attachment in network namespaces, and the Debian
+#                       packages installed and removed (root)
+#   make deb            Debian packages in $(OUTPUT)/deb (debhelper)
 
 SBINDIR ?= $(PREFIX)/sbin
 LIBDIR ?= $(PREFIX)/lib
@@ -16,6 +18,8 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/hdrstrip
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# The Prometheus rules and the Grafana dashboard (deploy/).
+DATADIR ?= $(PREFIX)/share/hdrstrip
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 # Run after installing the shared library into the real root.
@@ -27,6 +31,7 @@ SUBST_PATHS = sed -e 's|/usr/local/sbin|$(SBINDIR)|g' \
 	-e 's|/usr/local/lib/hdrstrip|$(PKGLIBDIR)|g' \
 	-e 's|/usr/local/lib/systemd/system|$(UNITDIR)|g' \
 	-e 's|/usr/local/share/doc/hdrstrip|$(DOCDIR)|g' \
+	-e 's|/usr/local/share/hdrstrip|$(DATADIR)|g' \
 	-e 's|/etc/hdrstrip|$(SYSCONFDIR)/hdrstrip|g'
 
 # Every file 'make install' writes: 'make uninstall' removes these, then
@@ -42,17 +47,41 @@ INSTALLED := $(SBINDIR)/hdrstrip \
 	$(LIBDIR)/libhdrstrip.a $(LIBDIR)/libhdrstrip.so.$(VERSION) \
 	$(LIBDIR)/$(LIB_SONAME) $(LIBDIR)/libhdrstrip.so \
 	$(INCLUDEDIR)/hdrstrip.h $(PKGCONFIGDIR)/hdrstrip.pc \
-	$(DOCDIR)/example.c $(DOCDIR)/internal-headers.example
-OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR)
+	$(DOCDIR)/example.c $(DOCDIR)/internal-headers.example \
+	$(DATADIR)/prometheus/hdrstrip-rules.yml $(DATADIR)/grafana/hdrstrip.json
+OWN_DIRS := $(PKGLIBDIR) $(SYSCONFDIR)/hdrstrip $(DOCDIR) $(DATADIR)/prometheus \
+	$(DATADIR)/grafana $(DATADIR)
 
-.PHONY: test-install test-ops
+.PHONY: test-install test-ops deb
+
+# make deb: Debian packages (hdrstrip, libhdrstrip0, libhdrstrip-dev) from
+# packaging/debian, built with debhelper in a copy of the tracked sources
+# under $(OUTPUT)/deb; the .debs land there. Needs debhelper and dpkg-dev
+# (scripts/install-deps.sh), no root (fakeroot is not needed either:
+# Rules-Requires-Root: no).
+DEB_DIR := $(OUTPUT)/deb
+DEB_SRC := $(DEB_DIR)/hdrstrip-$(VERSION)
+
+deb:
+	$(call msg,DEB,$(DEB_DIR))
+	$(Q)rm -rf $(DEB_DIR) && mkdir -p $(DEB_SRC)
+	$(Q)if git rev-parse --git-dir >/dev/null 2>&1; then \
+		git ls-files -z | xargs -0 cp -P --parents -t $(DEB_SRC); \
+	else \
+		tar -c --exclude=./$(OUTPUT) --exclude=./.git . | tar -x -C $(DEB_SRC); \
+	fi
+	$(Q)cp -r packaging/debian $(DEB_SRC)/debian
+	$(Q)cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b $(if $(filter 1,$(V)),,>../build.log 2>&1) || \
+		{ tail -30 $(DEB_DIR)/build.log; exit 1; }
+	$(Q)ls $(DEB_DIR)/*.deb
 
 install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(PKGLIBDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip $(DESTDIR)$(MANDIR)/man8 \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(DATADIR)/prometheus \
+		$(DESTDIR)$(DATADIR)/grafana
 	$(Q)install -m 0755 $(OUTPUT)/hdrstrip $(DESTDIR)$(SBINDIR)/hdrstrip
 	$(Q)install -m 0644 $(BPF_OBJ) $(DESTDIR)$(PKGLIBDIR)/hdrstrip.bpf.o
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip-service > $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
@@ -83,6 +112,9 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)install -m 0644 lib/example.c $(DESTDIR)$(DOCDIR)/example.c
 	$(Q)install -m 0644 packaging/internal-headers.example \
 		$(DESTDIR)$(DOCDIR)/internal-headers.example
+	$(Q)install -m 0644 deploy/prometheus/hdrstrip-rules.yml \
+		$(DESTDIR)$(DATADIR)/prometheus/hdrstrip-rules.yml
+	$(Q)install -m 0644 deploy/grafana/hdrstrip.json $(DESTDIR)$(DATADIR)/grafana/hdrstrip.json
 	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/hdrstrip@.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.service \
 		$(DESTDIR)$(UNITDIR)/hdrstrip-textfile.timer \
@@ -109,5 +141,5 @@ uninstall:
 test-install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)MAKE='$(MAKE)' VERSION='$(VERSION)' tests/install/test_install.sh
 
-test-ops: $(OUTPUT)/hdrstrip $(BPF_OBJ)
+test-ops: $(OUTPUT)/hdrstrip $(BPF_OBJ) deb
 	$(Q)HDRSTRIP='$(abspath $(OUTPUT)/hdrstrip)' tests/install/run_ops.sh

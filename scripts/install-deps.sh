@@ -18,6 +18,8 @@ PKGS=(
 	nftables
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
+	# deploy/prometheus' rules checked offline (promtool); make deb, lintian
+	prometheus debhelper dpkg-dev fakeroot lintian
 	# make lint, make fuzz-cov
 	cppcheck clang-tidy-14 clang-format-14 llvm-14
 	# benchmarks

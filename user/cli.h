@@ -71,8 +71,11 @@ int cmd_detach(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_flows(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+/* --version: the libraries and the kernel's features (-j: as JSON). */
+int print_version(int json);
 
 #endif /* HDRSTRIP_CLI_H */

@@ -26,6 +26,7 @@
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,6 +37,7 @@
 #include "hlist.h"
 #include "http.h"
 #include "loader.h"
+#include "opts.h"
 #include "view.h"
 
 static const char agent_usage[] =
@@ -53,13 +55,59 @@ static const char agent_usage[] =
 	"  --metrics-listen ADDR:PORT\n"
 	"                     serve /metrics (Prometheus), /healthz and /readyz over HTTP\n"
 	"  --events           print every attachment's match events on standard output,\n"
-	"                     one JSON object a line (as 'hdrstrip events --json')\n"
+	"                     one JSON object a line (as 'hdrstrip events --json'), and\n"
+	"                     nothing else: the agent's own lines go to standard error\n"
 	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
 
 #define AGENT_MAX 64 /* attachments in one config */
-#define AGENT_MAX_OPTS 12 /* --option value pairs of one attachment */
+#define AGENT_MAX_OPTS 16 /* --option value pairs of one attachment */
 
-/* The agent's own lines, on standard output (the journal, the pod's log). */
+/*
+ * --events: the events' stream, the agent's standard output as it started;
+ * standard output itself then goes to standard error, so that the agent's
+ * and the commands' own lines never mix with the JSON lines a log pipeline
+ * reads. NULL without --events (the lines then go to standard output).
+ */
+static FILE *events_out;
+
+/* Print what the rings of @r hold, to events_out. */
+static void events_consume(struct ev_reader *r)
+{
+	FILE *saved = stdout;
+
+	if (!r || !events_out)
+		return;
+	fflush(stdout);
+	stdout = events_out;
+	ev_reader_consume(r);
+	fflush(events_out);
+	stdout = saved;
+}
+
+/* Standard output for the events only (events_out): 0, or -1. */
+static int events_stdout(void)
+{
+	int fd = dup(STDOUT_FILENO);
+
+	if (fd < 0)
+		return -1;
+	events_out = fdopen(fd, "w");
+	if (!events_out) {
+		close(fd);
+		return -1;
+	}
+	fflush(stdout);
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fclose(events_out);
+		events_out = NULL;
+		return -1;
+	}
+	setvbuf(events_out, NULL, _IOLBF, 0);
+	return 0;
+}
+
+/* The agent's own lines, on standard output (the journal, the pod's log),
+ * or with --events standard error. */
 __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -71,10 +119,43 @@ __attribute__((format(printf, 1, 2))) static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The keys of a section: the option each stands for. */
+static const struct {
+	const char *key;
+	const char *opt; /* NULL: handled apart */
+	int id; /* enum dev_opt of opt; 0 for the others */
+	int attach_only;
+	int iface_only; /* not a [cgroup]'s */
+} agent_keys[] = {
+	{ "headers", NULL, 0, 0, 0 },
+	{ "hooks", NULL, 0, 0, 1 },
+	{ "netns", NULL, 0, 0, 1 },
+	{ "mode", NULL, 0, 0, 0 },
+	{ "fold-underscore", NULL, 0, 0, 0 },
+	{ "ports", "--ports", OPT_PORTS, 0, 0 },
+	{ "on-error", "--on-error", OPT_ON_ERROR, 0, 0 },
+	{ "untracked", "--untracked", OPT_UNTRACKED, 0, 0 },
+	{ "urgent", "--urgent", OPT_URGENT, 0, 1 },
+	{ "event-rate", "--event-rate", OPT_EVENT_RATE, 0, 0 },
+	{ "nat", "--nat", OPT_NAT, 0, 1 },
+	{ "vxlan-ports", "--vxlan-ports", OPT_VXLAN_PORTS, 0, 1 },
+	{ "geneve-ports", "--geneve-ports", OPT_GENEVE_PORTS, 0, 1 },
+	{ "udp-tunnel-ports", "--udp-tunnel-ports", OPT_UDP_TUNNEL_PORTS, 0, 1 },
+	{ "flows", "--flows", OPT_FLOWS, 1, 0 },
+	{ "xdp-mode", "--xdp-mode", OPT_XDP_MODE, 1, 1 },
+};
+
+#define AGENT_N_KEYS (sizeof(agent_keys) / sizeof(agent_keys[0]))
+#define AGENT_KEY_HEADERS 0 /* agent_keys[]' index of headers */
+/* Each key once a section: its options fit. */
+_Static_assert(AGENT_N_KEYS <= AGENT_MAX_OPTS, "a section's options fit agent_att");
+
 /* One attachment of the config: a section. */
 struct agent_att {
 	int cgroup; /* [cgroup PATH], else [attach IFACE] */
 	int line; /* the section's line */
+	int key_line[AGENT_N_KEYS]; /* where each key was given (0: not) */
+	int bad; /* a line of the section was refused */
 	char target[PATH_MAX]; /* the interface's name or the cgroup's path */
 	char netns[PATH_MAX]; /* "": the agent's own */
 	char headers[PATH_MAX];
@@ -93,30 +174,6 @@ struct agent_config {
 	int n;
 };
 
-/* A key of a section: the option it stands for. */
-static const struct {
-	const char *key;
-	const char *opt; /* NULL: handled apart */
-	int attach_only;
-} agent_keys[] = {
-	{ "headers", NULL, 0 },
-	{ "hooks", NULL, 0 },
-	{ "netns", NULL, 0 },
-	{ "mode", NULL, 0 },
-	{ "fold-underscore", NULL, 0 },
-	{ "ports", "--ports", 0 },
-	{ "on-error", "--on-error", 0 },
-	{ "untracked", "--untracked", 0 },
-	{ "urgent", "--urgent", 0 },
-	{ "event-rate", "--event-rate", 0 },
-	{ "nat", "--nat", 0 },
-	{ "vxlan-ports", "--vxlan-ports", 0 },
-	{ "geneve-ports", "--geneve-ports", 0 },
-	{ "udp-tunnel-ports", "--udp-tunnel-ports", 0 },
-	{ "flows", "--flows", 1 },
-	{ "xdp-mode", "--xdp-mode", 1 },
-};
-
 static char *trim(char *s)
 {
 	char *e;
@@ -129,49 +186,131 @@ static char *trim(char *s)
 	return s;
 }
 
+/* "FILE:LINE", as the option parsers' messages start, in a config's words. */
+struct at_line {
+	char where[PATH_MAX + 16];
+	struct dev_cmd c;
+};
+
+static const struct dev_cmd *at_line(struct at_line *at, const char *file, int line)
+{
+	snprintf(at->where, sizeof(at->where), "%s:%d", file, line);
+	at->c = (struct dev_cmd){ .name = at->where, .config = 1 };
+	return &at->c;
+}
+
+/* @val of the key that stands for option @id, as attach would take it: 0,
+ * or -1 after the message (at @file:@line, naming the key). */
+static int agent_value(const char *file, int line, int id, const char *val)
+{
+	struct at_line at;
+	const struct dev_cmd *c = at_line(&at, file, line);
+	__u64 ports[HS_PORT_WORDS];
+	__u32 flows;
+	long rate;
+	int v, rc;
+
+	switch (id) {
+	case OPT_PORTS:
+		rc = opt_ports(c, val, ports);
+		break;
+	case OPT_ON_ERROR:
+		rc = opt_on_error(c, val, &v);
+		break;
+	case OPT_UNTRACKED:
+		rc = opt_untracked(c, val, &v);
+		break;
+	case OPT_URGENT:
+		rc = opt_urgent(c, val, &v);
+		break;
+	case OPT_EVENT_RATE:
+		rc = opt_event_rate(c, val, &rate);
+		break;
+	case OPT_FLOWS:
+		rc = opt_flows(c, val, &flows);
+		break;
+	case OPT_XDP_MODE:
+		rc = opt_xdp_mode(c, val, &v);
+		break;
+	case OPT_NAT:
+		rc = opt_nat(c, val, &v);
+		break;
+	case OPT_VXLAN_PORTS:
+	case OPT_GENEVE_PORTS:
+	case OPT_UDP_TUNNEL_PORTS: {
+		struct tunnel_ports tp;
+
+		memset(&tp, 0, sizeof(tp));
+		rc = opt_tunnel_ports(c, val,
+				      id == OPT_VXLAN_PORTS    ? HS_TUN_VXLAN
+				      : id == OPT_GENEVE_PORTS ? HS_TUN_GENEVE
+							       : HS_TUN_OPAQUE,
+				      &tp);
+		break;
+	}
+	default:
+		rc = -1;
+		break;
+	}
+	return rc < 0 ? 0 : -1;
+}
+
+/* @val into @buf (@size bytes): 0, or -1 after the message. */
+static int agent_copy(const char *file, int line, const char *key, const char *val, char *buf,
+		      size_t size)
+{
+	if (snprintf(buf, size, "%s", val) < (int)size)
+		return 0;
+	pr_err("%s:%d: the value of '%s' is too long", file, line, key);
+	return -1;
+}
+
 /* One "key = value" line of section @a: 0, or -1 after the message. */
 static int agent_key(const char *file, int line, struct agent_att *a, const char *key,
 		     const char *val)
 {
-	size_t k, n = sizeof(agent_keys) / sizeof(agent_keys[0]);
+	size_t k;
 	char *slot;
 
-	for (k = 0; k < n && strcmp(agent_keys[k].key, key); k++)
+	for (k = 0; k < AGENT_N_KEYS && strcmp(agent_keys[k].key, key); k++)
 		;
-	if (k == n) {
-		pr_err("%s:%d: unknown key '%s' (known: headers hooks netns mode fold-underscore "
-		       "ports on-error untracked urgent event-rate nat vxlan-ports geneve-ports "
-		       "udp-tunnel-ports flows xdp-mode)",
-		       file, line, key);
+	if (k == AGENT_N_KEYS) {
+		char known[512];
+		size_t o = 0;
+
+		/* The known keys, from the table. */
+		for (size_t i = 0; i < AGENT_N_KEYS && o < sizeof(known); i++)
+			o += (size_t)snprintf(known + o, sizeof(known) - o, "%s%s", i ? " " : "",
+					      agent_keys[i].key);
+		pr_err("%s:%d: unknown key '%s' (known: %s)", file, line, key, known);
 		return -1;
 	}
-	if (a->cgroup &&
-	    (!strcmp(key, "hooks") || !strcmp(key, "netns") || !strcmp(key, "xdp-mode") ||
-	     !strcmp(key, "urgent") || !strcmp(key, "nat") || !strcmp(key, "vxlan-ports") ||
-	     !strcmp(key, "geneve-ports") || !strcmp(key, "udp-tunnel-ports"))) {
+	if (a->key_line[k]) {
+		pr_err("%s:%d: '%s' again in [%s %s] (first on line %d)", file, line, key,
+		       a->cgroup ? "cgroup" : "attach", a->target, a->key_line[k]);
+		return -1;
+	}
+	a->key_line[k] = line;
+	if (a->cgroup && agent_keys[k].iface_only) {
 		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
 		       key);
 		return -1;
 	}
 	if (!strcmp(key, "headers"))
-		return snprintf(a->headers, sizeof(a->headers), "%s", val) >=
-				       (int)sizeof(a->headers)
-			       ? -1
-			       : 0;
+		return agent_copy(file, line, key, val, a->headers, sizeof(a->headers));
 	if (!strcmp(key, "netns"))
-		return snprintf(a->netns, sizeof(a->netns), "%s", val) >= (int)sizeof(a->netns) ? -1
-												: 0;
+		return agent_copy(file, line, key, val, a->netns, sizeof(a->netns));
 	if (!strcmp(key, "hooks")) {
 		char buf[64], *save = NULL, *h;
+		struct at_line at;
+		int v;
 
-		snprintf(buf, sizeof(buf), "%s", val);
+		if (agent_copy(file, line, key, val, buf, sizeof(buf)))
+			return -1;
 		a->hooks[0] = 0;
 		for (h = strtok_r(buf, " ,\t", &save); h; h = strtok_r(NULL, " ,\t", &save)) {
-			if (hook_parse(h) < 0) {
-				pr_err("%s:%d: unknown hook '%s' (expected xdp, tc-ingress, tc-egress)",
-				       file, line, h);
+			if (opt_hook(at_line(&at, file, line), h, &v) >= 0)
 				return -1;
-			}
 			snprintf(a->hooks + strlen(a->hooks), sizeof(a->hooks) - strlen(a->hooks),
 				 "%s%s", a->hooks[0] ? " " : "", h);
 		}
@@ -183,8 +322,6 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 			return -1;
 		}
 		key = !strcmp(val, "observe") ? "--observe" : "--enforce";
-		if (a->n_opt >= AGENT_MAX_OPTS)
-			return -1;
 		a->opt[a->n_opt][0] = key;
 		a->opt[a->n_opt++][1] = NULL;
 		return 0;
@@ -194,21 +331,15 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 			pr_err("%s:%d: fold-underscore is yes or no, not '%s'", file, line, val);
 			return -1;
 		}
-		if (!strcmp(val, "no") && a->n_opt < AGENT_MAX_OPTS) {
+		if (!strcmp(val, "no")) {
 			a->opt[a->n_opt][0] = "--no-fold-underscore";
 			a->opt[a->n_opt++][1] = NULL;
 		}
 		return 0;
 	}
-	if (a->n_opt >= AGENT_MAX_OPTS || a->n_attach_opt >= 4) {
-		pr_err("%s:%d: too many keys in one section", file, line);
-		return -1;
-	}
 	slot = a->vals[a->n_opt + a->n_attach_opt];
-	if (snprintf(slot, sizeof(a->vals[0]), "%s", val) >= (int)sizeof(a->vals[0])) {
-		pr_err("%s:%d: the value of '%s' is too long", file, line, key);
+	if (agent_copy(file, line, key, val, slot, sizeof(a->vals[0])))
 		return -1;
-	}
 	if (!strcmp(key, "ports")) {
 		/* "80, 8080" as hooks take lists: the blanks go. */
 		char *w = slot;
@@ -218,6 +349,8 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 				*w++ = *r;
 		*w = 0;
 	}
+	if (agent_value(file, line, agent_keys[k].id, slot))
+		return -1;
 	if (agent_keys[k].attach_only) {
 		a->attach_opt[a->n_attach_opt][0] = agent_keys[k].opt;
 		a->attach_opt[a->n_attach_opt++][1] = slot;
@@ -226,6 +359,78 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		a->opt[a->n_opt++][1] = slot;
 	}
 	return 0;
+}
+
+/* The namespace @netns (agent_att's) names, as a path: "" is the agent's
+ * own, a name one in /run/netns. */
+static void netns_path(const char *netns, char *buf, size_t size)
+{
+	if (!*netns)
+		snprintf(buf, size, "/proc/self/ns/net");
+	else if (!strncmp(netns, "/var/run/", 9))
+		snprintf(buf, size, "/run/%s", netns + 9);
+	else if (strchr(netns, '/'))
+		snprintf(buf, size, "%s", netns);
+	else
+		snprintf(buf, size, "/run/netns/%s", netns);
+}
+
+/* Do @a and @b name one place: a cgroup's path, or an interface in one
+ * network namespace (its path, or the namespace itself when both are
+ * there to compare)? */
+static int same_target(const struct agent_att *a, const struct agent_att *b)
+{
+	char pa[PATH_MAX], pb[PATH_MAX];
+	struct stat sa, sb;
+
+	if (a->cgroup != b->cgroup)
+		return 0;
+	if (a->cgroup) {
+		if (realpath(a->target, pa) && realpath(b->target, pb))
+			return !strcmp(pa, pb);
+		snprintf(pa, sizeof(pa), "%s", a->target);
+		snprintf(pb, sizeof(pb), "%s", b->target);
+		for (char *p = pa + strlen(pa); p > pa + 1 && p[-1] == '/'; p--)
+			p[-1] = 0;
+		for (char *p = pb + strlen(pb); p > pb + 1 && p[-1] == '/'; p--)
+			p[-1] = 0;
+		return !strcmp(pa, pb);
+	}
+	if (strcmp(a->target, b->target))
+		return 0;
+	netns_path(a->netns, pa, sizeof(pa));
+	netns_path(b->netns, pb, sizeof(pb));
+	if (!stat(pa, &sa) && !stat(pb, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return !strcmp(pa, pb);
+}
+
+/* Two sections for one interface (whatever hooks each names: the hooks of
+ * an interface share its list, and each section would detach the other's)
+ * or one cgroup: the second is refused at its line. */
+static int agent_dups(const char *file, const struct agent_config *c)
+{
+	int bad = 0;
+
+	for (int i = 1; i < c->n; i++)
+		for (int j = 0; j < i; j++) {
+			const struct agent_att *a = &c->att[i];
+
+			if (!same_target(&c->att[j], a))
+				continue;
+			if (a->cgroup)
+				pr_err("%s:%d: [cgroup %s] again (first on line %d): one section a "
+				       "cgroup",
+				       file, a->line, a->target, c->att[j].line);
+			else
+				pr_err("%s:%d: [attach %s] again (first on line %d, the same network "
+				       "namespace): one section names every hook of an interface "
+				       "(hooks = xdp, tc-egress)",
+				       file, a->line, a->target, c->att[j].line);
+			bad = 1;
+			break;
+		}
+	return bad;
 }
 
 /* Read @file into @c: 0, or -1 after the messages (FILE:LINE:). */
@@ -281,8 +486,10 @@ static int agent_parse(const char *file, struct agent_config *c)
 			continue;
 		}
 		*eq = 0;
-		if (agent_key(file, line, a, trim(s), trim(eq + 1)))
+		if (agent_key(file, line, a, trim(s), trim(eq + 1))) {
+			a->bad = 1;
 			bad = 1;
+		}
 	}
 	fclose(f);
 	for (int i = 0; i < c->n; i++)
@@ -295,6 +502,7 @@ static int agent_parse(const char *file, struct agent_config *c)
 		pr_err("%s: no attachment ([attach IFACE] or [cgroup PATH] sections)", file);
 		bad = 1;
 	}
+	bad |= agent_dups(file, c);
 	return bad ? -1 : 0;
 }
 
@@ -619,7 +827,7 @@ static struct ev_reader *events_again(const struct agent_config *c, struct ev_re
 	struct found *all = NULL;
 	int n = 0;
 
-	ev_reader_consume(old);
+	events_consume(old);
 	ev_reader_free(old);
 	collect_config(c, &all, &n);
 	if (ev_reader_open(all, n, 1, 1, &r))
@@ -707,10 +915,13 @@ static int agent_http(void *cls, const char *url, char **body, const char **ctyp
 	return 404;
 }
 
-static int check_config(const char *file, const struct agent_config *c)
+/*
+ * --check-config: after agent_parse() (@bad: it refused lines, each said at
+ * its own line), every list the sections name, so that one run reports
+ * every error of the config.
+ */
+static int check_config(const char *file, const struct agent_config *c, int bad)
 {
-	int bad = 0;
-
 	for (int i = 0; i < c->n; i++) {
 		const struct agent_att *a = &c->att[i];
 		const char *argv[64], *hook = NULL;
@@ -718,25 +929,29 @@ static int check_config(const char *file, const struct agent_config *c)
 		struct hs_list l;
 		int argc;
 
-		/* The settings, as attach takes them (a value it refuses is a
-		 * config that cannot start). */
+		/* The settings as attach takes them: each value was checked at
+		 * its line; this is a backstop for their combination. */
 		for (int h = 0; !a->cgroup && h < HS_HOOK_CGROUP && !hook; h++)
 			if (hook_wanted(a, h))
 				hook = hs_hook_name(h);
 		argc = agent_argv(a, "attach", hook, 1, 1, argv);
 		optind = 0;
-		if (cmd_attach_check(argc, (char **)argv) != EXIT_OK) {
+		if (!a->bad && a->headers[0] && cmd_attach_check(argc, (char **)argv) != EXIT_OK) {
 			pr_err("%s:%d: [%s %s]: attach refuses these settings (above)", file,
 			       a->line, a->cgroup ? "cgroup" : "attach", a->target);
 			bad = 1;
 		}
-
+		if (!a->headers[0])
+			continue;
 		hs_list_opts_default(&lo);
 		lo.warn = list_warn;
-		if (load_list(c->att[i].headers, &lo, &l) == EXIT_OK)
+		if (load_list(a->headers, &lo, &l) == EXIT_OK) {
 			hs_list_free(&l);
-		else
-			bad = 1;
+			continue;
+		}
+		pr_err("%s:%d: headers = %s: the list does not load (above)", file,
+		       a->key_line[AGENT_KEY_HEADERS], a->headers);
+		bad = 1;
 	}
 	if (bad)
 		return EXIT_USAGE;
@@ -792,10 +1007,11 @@ int cmd_agent(int argc, char **argv)
 		pr_err("run: %s", file ? "no operand is taken" : "give --config FILE");
 		return usage_out(agent_usage, 0);
 	}
-	if (agent_parse(file, &cfg))
-		return EXIT_USAGE;
+	rc = agent_parse(file, &cfg);
 	if (check)
-		return check_config(file, &cfg);
+		return check_config(file, &cfg, rc != 0);
+	if (rc)
+		return EXIT_USAGE;
 	if (require_root("run"))
 		return EXIT_FAIL;
 	self_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -808,6 +1024,10 @@ int cmd_agent(int argc, char **argv)
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (self_netns < 0 || ifd < 0 || sfd < 0) {
 		pr_err("run: cannot set up (netns, inotify, signalfd): %s", strerror(errno));
+		return EXIT_FAIL;
+	}
+	if (want_events && events_stdout()) {
+		pr_err("run: cannot set standard output apart for --events: %s", strerror(errno));
 		return EXIT_FAIL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -850,7 +1070,7 @@ int cmd_agent(int argc, char **argv)
 			http_run(http);
 		/* Every turn (at most 100 ms): the programs wake a reader only
 		 * once a quarter of a ring waits. */
-		ev_reader_consume(events);
+		events_consume(events);
 		if (read(sfd, &si, sizeof(si)) == sizeof(si))
 			sig = (int)si.ssi_signo;
 		if (sig == SIGTERM || sig == SIGINT)
@@ -902,7 +1122,7 @@ int cmd_agent(int argc, char **argv)
 	}
 	notify("STOPPING=1");
 	http_stop(http);
-	ev_reader_consume(events);
+	events_consume(events);
 	ev_reader_free(events);
 	rc = EXIT_OK;
 	if (detach)

@@ -27,7 +27,12 @@ static const char check_usage[] =
 	"  X-Debug: match (id 4, mask, request), match (id 5, drop, response)\n"
 	"  accept: no match\n"
 	"Ids are the names' positions in the list, counting from 1; each match\n"
-	"says in which directions (request, response or both) it applies.\n";
+	"says in which directions (request, response or both) it applies.\n"
+	"Exit status (as grep's): 0 when a NAME matched, 1 when none did, 2 for bad\n"
+	"usage or a bad list.\n"
+	"\n"
+	"  --headers FILE          the header list ('-' for standard input)\n"
+	"  --no-fold-underscore    '_' and '-' are different bytes (overrides the list)\n";
 
 static void print_label(const struct hs_trie *t, const struct hs_node *n)
 {
@@ -272,7 +277,7 @@ static int do_check(const struct check_opts *o)
 {
 	struct hs_list l;
 	struct hs_trie *t;
-	int r = load_trie(o->list.path, &o->list.opts, &l, &t, NULL);
+	int r = load_trie(o->list.path, &o->list.opts, &l, &t, NULL), matched = 0;
 
 	if (r)
 		return r;
@@ -283,6 +288,7 @@ static int do_check(const struct check_opts *o)
 		int n = dir_rules(t, hs_trie_lookup(t, (const __u8 *)name, strlen(name)), rule,
 				  dirs);
 
+		matched |= n > 0;
 		printf("%s:%s", name, n ? "" : " no match");
 		for (int k = 0; k < n; k++) {
 			const struct hs_name *nm = &l.names[rule[k] - 1];
@@ -297,7 +303,8 @@ static int do_check(const struct check_opts *o)
 	}
 	free(t);
 	hs_list_free(&l);
-	return EXIT_OK;
+	/* As grep: a script asks 'if hdrstrip check ... NAME'. */
+	return matched ? EXIT_OK : EXIT_FAIL;
 }
 
 int cmd_check(int argc, char **argv)

@@ -20,8 +20,11 @@ static const char detach_usage[] =
 	"Detach hdrstrip from DEV (every hook, or the one given) and, when no hook is left,\n"
 	"remove its pins and any clsact qdisc hdrstrip created. With nothing attached, the\n"
 	"pins an interrupted command left (and an interface's that was deleted) go.\n"
-	"--cgroup-id ID detaches from a cgroup by its id, and removes the pins of one that\n"
-	"was deleted ('hdrstrip status' lists them as cgroup-ID).\n";
+	"\n"
+	"  --hook HOOK      only that hook of DEV: xdp, tc-ingress or tc-egress\n"
+	"  --cgroup PATH    proxy mode: the cgroup v2 directory, instead of DEV\n"
+	"  --cgroup-id ID   proxy mode: a cgroup by its id, also one that was deleted\n"
+	"                   ('hdrstrip status' lists it as cgroup-ID): its pins go\n";
 
 /* What 'detach' was asked for: its defaults, then the command line. */
 struct detach_opts {

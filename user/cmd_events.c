@@ -28,8 +28,9 @@ static const char events_usage[] =
 	"one per packet a policy dropped, with its time, hook, addresses and ports, the\n"
 	"rule's name, its action and, for a drop, the reason. Events are read once: what\n"
 	"this prints is gone from the buffer (one reader at a time).\n"
-	"  --json     one JSON object per line (fields in hdrstrip(8))\n"
-	"  --follow   go on printing events as they come, until interrupted\n";
+	"  --json          one JSON object per line (fields in hdrstrip(8))\n"
+	"  --follow        go on printing events as they come, until interrupted\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n";
 
 enum events_opt {
 	OPT_FOLLOW = 'f',
@@ -129,12 +130,6 @@ static const char *rule_name(struct ev_source *src, __u32 gen, __u32 rule)
 			names_reload(src);
 	}
 	return NULL;
-}
-
-static void addr_str(const struct hs_flow_key *k, const __u32 *a, char *buf, size_t size)
-{
-	if (!inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)size))
-		snprintf(buf, size, "?");
 }
 
 /* CLOCK_BOOTTIME nanoseconds @t as wall-clock time, ISO 8601 with

@@ -21,15 +21,19 @@
 static const char stats_usage[] =
 	"Usage: hdrstrip stats [DEV | --cgroup PATH] [--json] [--per-header]\n"
 	"       hdrstrip stats [DEV] --prometheus\n"
-	"       hdrstrip stats [DEV] --watch SECS [--count N] [--json] [--per-header]\n"
+	"       hdrstrip stats [DEV] --watch SECS [--count N] [--all] [--json] [--per-header]\n"
 	"\n"
 	"Show hdrstrip's counters (summed over CPUs) for DEV, or for every device\n"
 	"(the interfaces of this network namespace, and cgroups in proxy mode).\n"
-	"  --per-header   also the hits of each name in the list\n"
-	"  --prometheus   every counter and per-header hit in Prometheus' text format\n"
-	"                 (for node_exporter's textfile collector)\n"
-	"  --watch SECS   show rates per second every SECS seconds until interrupted\n"
-	"  --count N      with --watch: stop after N updates\n";
+	"  --json          a JSON array, one object a device (--watch: a line an update)\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n"
+	"  --per-header    also the hits of each name in the list\n"
+	"  --prometheus    every counter and per-header hit in Prometheus' text format\n"
+	"                  (for node_exporter's textfile collector)\n"
+	"  --watch SECS    show rates per second every SECS seconds until interrupted\n"
+	"  --count N       with --watch: stop after N updates\n"
+	"  --all           with --watch: every counter (by default the text shows those\n"
+	"                  that changed; JSON has every one)\n";
 
 /* What 'stats' was asked for: its defaults, then the command line. */
 struct stats_opts {
@@ -39,6 +43,7 @@ struct stats_opts {
 	int json;
 	int per_header;
 	int prometheus;
+	int all; /* --watch: every counter, not only those that changed */
 };
 
 /* Every device, once, as text. */
@@ -49,8 +54,8 @@ static const struct stats_opts defaults_stats = {
 };
 
 static const struct option stats_options[] = {
-	OPTION_JSON,  OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH,
-	OPTION_COUNT, OPTION_CGROUP,	 OPTION_HELP,	    { 0 },
+	OPTION_JSON, OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH, OPTION_COUNT,
+	OPTION_ALL,  OPTION_CGROUP,	OPTION_HELP,	   { 0 },
 };
 
 /* --watch SECS: -1 when good, else the exit code after the message. */
@@ -89,8 +94,8 @@ static int stats_combine(const struct stats_opts *o)
 		       "--json, --per-header or --watch");
 		return usage_out(stats_usage, 0);
 	}
-	if (o->count && !(o->watch > 0)) {
-		pr_err("stats: --count goes with --watch SECS");
+	if ((o->count || o->all) && !(o->watch > 0)) {
+		pr_err("stats: %s goes with --watch SECS", o->count ? "--count" : "--all");
 		return usage_out(stats_usage, 0);
 	}
 	return -1;
@@ -117,6 +122,9 @@ static int parse_stats(int argc, char **argv, struct stats_opts *o)
 			break;
 		case OPT_COUNT:
 			rc = opt_count(optarg, &o->count);
+			break;
+		case OPT_ALL:
+			o->all = 1;
 			break;
 		case OPT_CGROUP:
 			o->target.cgroup = optarg;
@@ -576,11 +584,16 @@ static void watch_json(const struct sample *cur, const struct sample *prev, doub
 	printf("}\n");
 }
 
-static void watch_text(const struct sample *cur, const struct sample *prev, double dt)
+/*
+ * One device's update as text: the counters that changed since the last
+ * (with @all, every one; a device new or reset shows those that are not
+ * 0), then how many were left out.
+ */
+static void watch_text(const struct sample *cur, const struct sample *prev, double dt, int all)
 {
 	const __u64 *v = (const __u64 *)&cur->c, *pv = prev ? (const __u64 *)&prev->c : NULL;
 	int reset = !prev || sample_reset(prev, cur);
-	__u32 quiet = 0;
+	__u32 quiet = 0, still = 0;
 
 	printf("%s (%s)%s\n", cur->dev, cur->hooks,
 	       !prev   ? ": new, rates from the next update"
@@ -588,6 +601,10 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 		       : "");
 	printf("  %-25s %20s %14s\n", "counter", "total", "per second");
 	for (size_t k = 0; k < HS_N_COUNTERS; k++) {
+		if (!all && (reset ? !v[k] : v[k] == pv[k])) {
+			still++;
+			continue;
+		}
 		if (reset)
 			printf("  %-25s %20llu %14s\n", hs_counter_info[k].name,
 			       (unsigned long long)v[k], "-");
@@ -595,6 +612,9 @@ static void watch_text(const struct sample *cur, const struct sample *prev, doub
 			printf("  %-25s %20llu %14.1f\n", hs_counter_info[k].name,
 			       (unsigned long long)v[k], (double)(v[k] - pv[k]) / dt);
 	}
+	if (still)
+		printf("  (%u counters %s; --all shows every one)\n", still,
+		       reset ? "at 0" : "unchanged");
 	if (!cur->h.names)
 		return;
 	printf("  %-38s %14s\n", "per header (names with hits)", "per second");
@@ -663,7 +683,7 @@ static int watch_stats(const struct stats_opts *o)
 			if (o->json)
 				watch_json(&cur.s[i], p, cur.t - prev.t, when);
 			else
-				watch_text(&cur.s[i], p, cur.t - prev.t);
+				watch_text(&cur.s[i], p, cur.t - prev.t, o->all);
 		}
 		if (!cur.n && !o->json)
 			printf("hdrstrip is not attached to any interface in this network namespace\n");

@@ -19,7 +19,9 @@ static const char status_usage[] =
 	"Usage: hdrstrip status [DEV | --cgroup PATH] [--json]\n"
 	"\n"
 	"Show where hdrstrip is attached in this network namespace: hooks, modes, program\n"
-	"ids, the list (names, path, last update), ports and policy.\n";
+	"ids, the list (names, path, last update), ports and policy.\n"
+	"  --json          a JSON array, one object a device (fields in hdrstrip(8))\n"
+	"  --cgroup PATH   proxy mode: the cgroup v2 directory, instead of DEV\n";
 
 /* What 'status' was asked for: its defaults, then the command line. */
 struct status_opts {
@@ -37,8 +39,8 @@ static const struct status_opts defaults_status = {
  * messages about abbreviations follow), so that status refuses them by
  * name, with their values, rather than as unknown. */
 static const struct option status_options[] = {
-	OPTION_JSON,  OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH,
-	OPTION_COUNT, OPTION_CGROUP,	 OPTION_HELP,	    { 0 },
+	OPTION_JSON, OPTION_PER_HEADER, OPTION_PROMETHEUS, OPTION_WATCH, OPTION_COUNT,
+	OPTION_ALL,  OPTION_CGROUP,	OPTION_HELP,	   { 0 },
 };
 
 /* -1 with @o filled in, else the exit code. */
@@ -55,6 +57,7 @@ static int parse_status(int argc, char **argv, struct status_opts *o)
 		case OPT_PROMETHEUS:
 		case OPT_WATCH:
 		case OPT_COUNT:
+		case OPT_ALL:
 			pr_err("status: --%s does not apply (see --help)",
 			       status_options[idx].name);
 			return usage_out(status_usage, 0);

@@ -13,15 +13,32 @@
 #include "target.h"
 
 static const char update_usage[] =
-	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
+	"Usage: hdrstrip update DEV|--cgroup PATH --headers FILE [--ports LIST]\n"
+	"                       [--on-error drop|reject|pass]\n"
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--event-rate N]\n"
-	"                       [--observe | --enforce] [--nat lookup|off] [--vxlan-ports LIST]\n"
-	"                       [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
+	"                       [--observe | --enforce] [--no-fold-underscore] [--nat lookup|off]\n"
+	"                       [--vxlan-ports LIST] [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
 	"\n"
 	"Replace DEV's header list while attached. The new list is compiled first: a bad\n"
 	"list changes nothing. It is written to the idle trie slot, then one map write\n"
-	"switches every hook of DEV over; no packet sees half of two lists. --observe and\n"
-	"--enforce switch observe mode on and off the same way.\n";
+	"switches every hook of DEV over; no packet sees half of two lists. A setting not\n"
+	"given keeps its value; those given change with the list, in the same write.\n"
+	"\n"
+	"  --headers FILE        the new header list (see hdrstrip(8) for the format)\n"
+	"  --cgroup PATH         proxy mode: the cgroup v2 directory attached, instead of DEV\n"
+	"  --ports LIST          TCP ports to inspect: 80,8080,9000-9010\n"
+	"  --on-error POLICY     a request that cannot be fully inspected: drop, reject or pass\n"
+	"  --untracked POLICY    segments of connections without state: scan, pass or drop\n"
+	"  --urgent POLICY       segments with urgent data: clear or drop\n"
+	"  --event-rate N        match events a second at most (0: none)\n"
+	"  --observe             observe mode: count and report, change and drop nothing\n"
+	"  --enforce             the rules and policies act again\n"
+	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n"
+	"  --nat MODE            lookup (conntrack says where a segment to a port not\n"
+	"                        inspected really goes) or off\n"
+	"  --vxlan-ports LIST    UDP ports whose VXLAN packets are read inside (none: no port)\n"
+	"  --geneve-ports LIST   the same for GENEVE\n"
+	"  --udp-tunnel-ports LIST  UDP ports of another tunnel: sent to the --on-error policy\n";
 
 /* What 'update' was asked for: its defaults, then the command line. */
 struct update_opts {

@@ -48,16 +48,49 @@ int hook_parse(const char *s)
 	return hs_name_find(hs_hook_names, HS_HOOK_CGROUP, s);
 }
 
-int require_root(const char *cmd)
+/* This process's effective capabilities; all of them when they cannot be
+ * read (the operations themselves then fail, and say so). */
+static __u64 caps_effective(void)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
 	struct __user_cap_data_struct data[2] = { 0 };
-	__u64 eff;
-	int bpf_ok, net_ok;
 
 	if (syscall(SYS_capget, &hdr, data))
-		return 0; /* let the operations themselves fail */
-	eff = data[0].effective | ((__u64)data[1].effective << 32);
+		return ~0ULL;
+	return data[0].effective | ((__u64)data[1].effective << 32);
+}
+
+const char *perm_hint(int cap, const char *cap_name, char *buf, size_t size)
+{
+	if ((caps_effective() >> cap) & 1)
+		buf[0] = 0;
+	else if (geteuid())
+		snprintf(buf, size, " (it needs %s: run as root)", cap_name);
+	else
+		/* Root, without it: its bounding set (a unit's or a
+		 * container's) left it out, and sudo would not help. */
+		snprintf(buf, size,
+			 " (it needs %s: this process runs as root, but its capability bounding "
+			 "set leaves it out)",
+			 cap_name);
+	return buf;
+}
+
+int caps_bpf(void)
+{
+	__u64 eff = caps_effective();
+
+#ifndef CAP_BPF
+#define CAP_BPF 39
+#endif
+	return (eff >> CAP_BPF) & 1 || (eff >> CAP_SYS_ADMIN) & 1;
+}
+
+int require_root(const char *cmd)
+{
+	__u64 eff = caps_effective();
+	int bpf_ok, net_ok;
+
 #ifndef CAP_BPF
 #define CAP_BPF 39
 #endif
@@ -65,9 +98,17 @@ int require_root(const char *cmd)
 	net_ok = (eff >> CAP_NET_ADMIN) & 1;
 	if (bpf_ok && net_ok)
 		return 0;
-	pr_err("%s needs root: it is missing %s%s%s (run it as root, e.g. with sudo)", cmd,
-	       bpf_ok ? "" : "CAP_BPF", !bpf_ok && !net_ok ? " and " : "",
-	       net_ok ? "" : "CAP_NET_ADMIN");
+	if (geteuid())
+		pr_err("%s needs root: it is missing %s%s%s (run it as root, e.g. with sudo)", cmd,
+		       bpf_ok ? "" : "CAP_BPF", !bpf_ok && !net_ok ? " and " : "",
+		       net_ok ? "" : "CAP_NET_ADMIN");
+	else
+		pr_err("%s needs %s%s%s: this process runs as root, but its capability bounding "
+		       "set leaves %s out (add %s to the unit's CapabilityBoundingSet= or the "
+		       "container's capabilities)",
+		       cmd, bpf_ok ? "" : "CAP_BPF", !bpf_ok && !net_ok ? " and " : "",
+		       net_ok ? "" : "CAP_NET_ADMIN", bpf_ok || net_ok ? "it" : "them",
+		       bpf_ok || net_ok ? "it" : "them");
 	return -EPERM;
 }
 

@@ -226,6 +226,10 @@ int udp_encap_ports(struct hs_encap_sock *out, int max);
  * vxlan, geneve, wireguard, ipip, ...), with its UDP port for vxlan and
  * geneve (0 for others), to @cb. 0 or -errno. */
 int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg), void *arg);
+/* The interfaces of this network namespace whose drivers run XDP natively,
+ * into @ifindex (at most @max): how many, or -errno (-ENOENT before Linux
+ * 6.3, which has no netdev family to ask). */
+int xdp_native_devs(int *ifindex, int max);
 
 /* Create a device's maps (not pinned, no program): @m holds their fds. */
 int maps_create(const struct dev *d, struct dev_maps *m);
@@ -243,7 +247,13 @@ int hits_reset(const struct dev_maps *m, const __u32 *slots, __u32 n);
  * updates the counters (before an attach). */
 int counters_add(const struct dev_maps *m, enum hs_counter field, __u64 value);
 
+/* May this process load BPF programs (CAP_BPF or CAP_SYS_ADMIN)? */
+int caps_bpf(void);
 /* Required privileges for commands that touch BPF state; prints the error. */
 int require_root(const char *cmd);
+/* What an EPERM from an operation that needs capability @cap (its name
+ * @cap_name) calls for, into @buf: "" when the process has it, else the
+ * capability it lacks and, as root or not, what to do. */
+const char *perm_hint(int cap, const char *cap_name, char *buf, size_t size);
 
 #endif /* HDRSTRIP_LOADER_H */

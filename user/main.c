@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "cli.h"
 #include "jsonfmt.h"
@@ -28,6 +29,7 @@ static const struct cmd cmds[] = {
 	{ "status", cmd_status, "show where hdrstrip is attached", .json = 1 },
 	{ "stats", cmd_stats, "show hdrstrip's counters", .json = 1 },
 	{ "events", cmd_events, "show match events: who sent internal fields", .json = 1 },
+	{ "flows", cmd_flows, "list the connections hdrstrip tracks, as conntrack -L", .json = 1 },
 	{ "run", cmd_agent, "run as the agent of a config file's attachments", .json = 0 },
 	{ "compile", cmd_compile, "validate a header list and build its trie", .json = 0 },
 	{ "check", cmd_check, "look header names up in a header list", .json = 0 },
@@ -39,7 +41,7 @@ static const struct cmd cmds[] = {
  */
 static int enter_netns(const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], hint[160];
 	int entering, r = netns_enter(name, path, sizeof(path), &entering);
 
 	if (!r)
@@ -50,13 +52,34 @@ static int enter_netns(const char *name)
 		return r == -ENOENT ? EXIT_USAGE : EXIT_FAIL;
 	}
 	pr_err("cannot enter network namespace '%s': %s%s", name, strerror(-r),
-	       r == -EPERM ? " (run as root)" : "");
+	       r == -EPERM ? perm_hint(CAP_SYS_ADMIN, "CAP_SYS_ADMIN", hint, sizeof(hint)) : "");
 	return EXIT_FAIL;
+}
+
+/* The commands that print JSON, as a sentence lists them: "status, stats
+ * and events" (from cmds[]: a new one is named at once). */
+static const char *json_cmds(char *buf, size_t size)
+{
+	size_t n = sizeof(cmds) / sizeof(cmds[0]), k = 0, o = 0, last = 0;
+
+	for (size_t c = 0; c < n; c++)
+		if (cmds[c].json)
+			last = c;
+	buf[0] = 0;
+	for (size_t c = 0; c < n && o < size; c++)
+		if (cmds[c].json)
+			o += snprintf(buf + o, size - o, "%s%s",
+				      !k++	  ? ""
+				      : c == last ? " and "
+						  : ", ",
+				      cmds[c].name);
+	return buf;
 }
 
 static int usage(int ok)
 {
 	FILE *f = ok ? stdout : stderr;
+	char jc[128];
 
 	fprintf(f, "Usage: hdrstrip [OPTIONS] COMMAND [ARGS]\n"
 		   "\n"
@@ -68,16 +91,20 @@ static int usage(int ok)
 	fprintf(f,
 		"\n"
 		"Options:\n"
-		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n';\n"
-		"                     a path (--netns-path /proc/PID/ns/net) names one with no name\n"
+		"  -n, --netns NAME   run in network namespace NAME (/run/netns/NAME), like 'ip -n'\n"
+		"  --netns-path PATH  the same, a namespace by its file (/proc/PID/ns/net: one\n"
+		"                     with no name)\n"
 		"  -v, --verbose      show libbpf's own messages (twice: debug)\n"
-		"  -j, --json         JSON output, as the command's --json (status and stats; the\n"
-		"                     other commands print no JSON and refuse it)\n"
+		"  -j, --json         JSON output, as the command's --json, of the commands that\n"
+		"                     print JSON: %s (the others refuse it)\n"
 		"  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)\n"
-		"  -h, --help         show this help; 'hdrstrip COMMAND --help' for a command\n"
-		"  -V, --version      show the version\n"
+		"  -h, --help         show this help; 'hdrstrip help COMMAND' (or 'hdrstrip\n"
+		"                     COMMAND --help') for a command's\n"
+		"  -V, --version      show the version, the libbpf and libxdp it uses and the\n"
+		"                     kernel features it found (-j first: as JSON)\n"
 		"\n"
-		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n");
+		"Exit status: 0 success, 1 failure, 2 bad usage or bad input.\n",
+		json_cmds(jc, sizeof(jc)));
 	return ok ? EXIT_OK : EXIT_USAGE;
 }
 
@@ -148,8 +175,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			return usage(1);
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			printf("hdrstrip %s\n", HDRSTRIP_VERSION);
-			return EXIT_OK;
+			/* After -n: the namespace's interfaces are asked about. */
+			if (g_opts.netns) {
+				int r = enter_netns(g_opts.netns);
+
+				if (r)
+					return r;
+			}
+			return print_version(g_opts.json);
 		} else {
 			pr_err("unknown option '%s' (see 'hdrstrip --help')", a);
 			return EXIT_USAGE;
@@ -158,14 +191,29 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage(0);
-	if (!strcmp(argv[i], "help"))
-		return usage(1);
+	if (!strcmp(argv[i], "help")) {
+		/* help CMD: the command's own --help. */
+		char *help_argv[] = { argv[i + 1], "--help", NULL };
+
+		if (i + 1 >= argc)
+			return usage(1);
+		c = cmd_find(argv[i + 1]);
+		if (!c || i + 2 < argc) {
+			pr_err("help: %s (see 'hdrstrip --help')",
+			       c ? "one COMMAND at a time" : "no such command");
+			return EXIT_USAGE;
+		}
+		optind = 1;
+		return c->run(2, help_argv);
+	}
 	c = cmd_find(argv[i]);
 	/* JSON asked of a command that prints none: a script would read its
 	 * text as JSON, or nothing. Refused before anything is done. */
 	if (c && g_opts.json && !c->json) {
-		pr_err("%s: %s prints no JSON (status and stats do; see 'hdrstrip --help')",
-		       g_opts.json_opt, c->name);
+		char jc[128];
+
+		pr_err("%s: %s prints no JSON (%s do; see 'hdrstrip --help')", g_opts.json_opt,
+		       c->name, json_cmds(jc, sizeof(jc)));
 		return EXIT_USAGE;
 	}
 	log_setup(g_opts.verbose);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The rtnetlink questions libbpf's TC API does not answer: is there a clsact
- * qdisc on an interface, and how many filters does it hold (anyone's)? And
- * which tunnel devices does this namespace have (tunnel_devs())?
+ * qdisc on an interface, and how many filters does it hold (anyone's)? Which
+ * tunnel devices does this namespace have (tunnel_devs())? Generic
+ * netlink's: which interfaces run XDP natively (--version)? And ctnetlink's:
+ * which connections did NAT take to another port (ct_nat_ports())?
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
@@ -23,26 +26,14 @@ struct tc_dump_req {
 };
 
 /*
- * Send the dump request @type for @ifindex under @parent and give each
- * answer to @cb until the dump ends. A dump the kernel refuses with -EINVAL
- * or -ENOENT (no such qdisc) is an empty one. 0 or -errno.
+ * The answers to the request just sent on @fd, each message to @cb, until
+ * NLMSG_DONE for a @dump (not every family marks a dump's parts
+ * NLM_F_MULTI), else the first: 0, or the -errno an NLMSG_ERROR says.
  */
-static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
-		   void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg), void *arg)
+static int nl_answers(int fd, int dump, void (*cb)(const struct nlmsghdr *nh, void *arg), void *arg)
 {
-	struct tc_dump_req req;
 	char buf[16384];
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
-	req.nh.nlmsg_type = type;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nh.nlmsg_seq = seq;
-	req.tc.tcm_family = AF_UNSPEC;
-	req.tc.tcm_ifindex = ifindex;
-	req.tc.tcm_parent = parent;
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
-		return -errno;
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
@@ -54,14 +45,52 @@ static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
 		     nh = NLMSG_NEXT(nh, n)) {
 			if (nh->nlmsg_type == NLMSG_DONE)
 				return 0;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				return e->error == -EINVAL || e->error == -ENOENT ? 0 : e->error;
-			}
-			cb(nh, ifindex, arg);
+			if (nh->nlmsg_type == NLMSG_ERROR)
+				return ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
+			cb(nh, arg);
+			if (!dump)
+				return 0;
 		}
 	}
+}
+
+struct tc_cb {
+	void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg);
+	int ifindex;
+	void *arg;
+};
+
+static void tc_answer(const struct nlmsghdr *nh, void *arg)
+{
+	const struct tc_cb *c = arg;
+
+	c->cb(nh, c->ifindex, c->arg);
+}
+
+/*
+ * Send the dump request @type for @ifindex under @parent and give each
+ * answer to @cb until the dump ends. A dump the kernel refuses with -EINVAL
+ * or -ENOENT (no such qdisc) is an empty one. 0 or -errno.
+ */
+static int tc_dump(int fd, int type, int ifindex, __u32 parent, __u32 seq,
+		   void (*cb)(const struct nlmsghdr *nh, int ifindex, void *arg), void *arg)
+{
+	struct tc_cb c = { .cb = cb, .ifindex = ifindex, .arg = arg };
+	struct tc_dump_req req;
+	int r;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.tc));
+	req.nh.nlmsg_type = type;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req.nh.nlmsg_seq = seq;
+	req.tc.tcm_family = AF_UNSPEC;
+	req.tc.tcm_ifindex = ifindex;
+	req.tc.tcm_parent = parent;
+	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+		return -errno;
+	r = nl_answers(fd, 1, tc_answer, &c);
+	return r == -EINVAL || r == -ENOENT ? 0 : r;
 }
 
 static void is_clsact(const struct nlmsghdr *nh, int ifindex, void *arg)
@@ -112,99 +141,167 @@ int tc_count_filters(int ifindex, int *count)
 	return r;
 }
 
-/* The UDP port of a vxlan or geneve device, from its IFLA_INFO_DATA. */
-static int udp_port_of(const char *kind, const struct rtattr *data)
-{
-	int alen = RTA_PAYLOAD(data), type;
-	const struct rtattr *a;
+/*
+ * Which interfaces' drivers run XDP programs natively: the netdev generic
+ * netlink family's xdp-features (Linux 6.3). Its numbers, from the
+ * kernel's include/uapi/linux/netdev.h (newer than some distributions'
+ * headers).
+ */
+#define HS_NETDEV_CMD_DEV_GET 1
+#define HS_NETDEV_A_DEV_IFINDEX 1
+#define HS_NETDEV_A_DEV_XDP_FEATURES 3
+#define HS_NETDEV_XDP_ACT_BASIC 1
 
-	if (!strcmp(kind, "vxlan"))
-		type = IFLA_VXLAN_PORT;
-	else if (!strcmp(kind, "geneve"))
-		type = IFLA_GENEVE_PORT;
-	else
-		return 0;
-	for (a = RTA_DATA(data); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
-		if (a->rta_type == type && RTA_PAYLOAD(a) >= 2) {
-			const unsigned char *p = RTA_DATA(a);
-
-			return p[0] << 8 | p[1]; /* network order */
-		}
-	/* No port attribute: the kernel's default (VXLAN's 8472). */
-	return !strcmp(kind, "vxlan") ? 8472 : 6081;
-}
-
-struct link_dump_req {
+struct genl_req {
 	struct nlmsghdr nh;
-	struct ifinfomsg ifi;
+	struct genlmsghdr g;
+	char attrs[64];
 };
 
-int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg), void *arg)
+/* The attributes of generic netlink message @nh, one at a time to @cb. */
+static void genl_attrs(const struct nlmsghdr *nh, void (*cb)(const struct nlattr *a, void *arg),
+		       void *arg)
 {
-	struct link_dump_req req;
-	char buf[32768];
-	int fd, r = 0, done = 0;
+	const char *p = (const char *)NLMSG_DATA(nh) + GENL_HDRLEN;
+	int left = (int)nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	while (left >= NLA_HDRLEN) {
+		const struct nlattr *a = (const void *)p;
+
+		if (a->nla_len < NLA_HDRLEN || a->nla_len > left)
+			return;
+		cb(a, arg);
+		left -= NLA_ALIGN(a->nla_len);
+		p += NLA_ALIGN(a->nla_len);
+	}
+}
+
+struct genl_cb {
+	void (*cb)(const struct nlattr *a, void *arg);
+	void (*end)(void *arg);
+	void *arg;
+};
+
+static void genl_answer(const struct nlmsghdr *nh, void *arg)
+{
+	const struct genl_cb *c = arg;
+
+	genl_attrs(nh, c->cb, c->arg);
+	if (c->end)
+		c->end(c->arg);
+}
+
+/* Send @req, give the attributes of every answer to @cb (and the end of
+ * each answer to @end) until the last: 0 or -errno. */
+static int genl_ask(int fd, struct genl_req *req, void (*cb)(const struct nlattr *a, void *arg),
+		    void (*end)(void *arg), void *arg)
+{
+	struct genl_cb c = { .cb = cb, .end = end, .arg = arg };
+
+	if (send(fd, req, req->nh.nlmsg_len, 0) < 0)
+		return -errno;
+	return nl_answers(fd, !!(req->nh.nlmsg_flags & NLM_F_DUMP), genl_answer, &c);
+}
+
+static void family_id(const struct nlattr *a, void *arg)
+{
+	if (a->nla_type == CTRL_ATTR_FAMILY_ID)
+		*(__u16 *)arg = *(const __u16 *)((const char *)a + NLA_HDRLEN);
+}
+
+struct xdp_devs {
+	__u32 ifindex;
+	__u64 features;
+	int seen;
+	int *out;
+	int max;
+	int n;
+};
+
+static void dev_attr(const struct nlattr *a, void *arg)
+{
+	struct xdp_devs *x = arg;
+	const char *v = (const char *)a + NLA_HDRLEN;
+
+	if (a->nla_type == HS_NETDEV_A_DEV_IFINDEX)
+		memcpy(&x->ifindex, v, sizeof(x->ifindex));
+	if (a->nla_type == HS_NETDEV_A_DEV_XDP_FEATURES) {
+		memcpy(&x->features, v, sizeof(x->features));
+		x->seen = 1;
+	}
+}
+
+static void dev_end(void *arg)
+{
+	struct xdp_devs *x = arg;
+
+	if (x->seen && (x->features & HS_NETDEV_XDP_ACT_BASIC) && x->n < x->max)
+		x->out[x->n++] = (int)x->ifindex;
+	x->ifindex = 0;
+	x->features = 0;
+	x->seen = 0;
+}
+
+int xdp_native_devs(int *ifindex, int max)
+{
+	struct genl_req req;
+	struct nlattr *a;
+	struct xdp_devs x = { .out = ifindex, .max = max };
+	__u16 family = 0;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (fd < 0)
 		return -errno;
 	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifi));
-	req.nh.nlmsg_type = RTM_GETLINK;
+	req.nh.nlmsg_type = GENL_ID_CTRL;
+	req.nh.nlmsg_flags = NLM_F_REQUEST;
+	req.nh.nlmsg_seq = 1;
+	req.g.cmd = CTRL_CMD_GETFAMILY;
+	req.g.version = 1;
+	a = (struct nlattr *)req.attrs;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof("netdev");
+	memcpy((char *)a + NLA_HDRLEN, "netdev", sizeof("netdev"));
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN + NLA_ALIGN(a->nla_len));
+	r = genl_ask(fd, &req, family_id, NULL, &family);
+	if (!r && !family)
+		r = -ENOENT;
+	if (!r) {
+		memset(&req, 0, sizeof(req));
+		req.nh.nlmsg_type = family;
+		req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+		req.nh.nlmsg_seq = 2;
+		req.g.cmd = HS_NETDEV_CMD_DEV_GET;
+		req.g.version = 1;
+		req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+		r = genl_ask(fd, &req, dev_attr, dev_end, &x);
+	}
+	close(fd);
+	return r ? r : x.n;
+}
+
+/* A dump request of @type with @hdr (@hlen bytes) after the netlink
+ * header, on a new socket of @proto, its answers to @cb. 0 or -errno. */
+static int nl_dump(int proto, __u16 type, const void *hdr, size_t hlen,
+		   void (*cb)(const struct nlmsghdr *nh, void *arg), void *arg)
+{
+	struct {
+		struct nlmsghdr nh;
+		char body[64];
+	} req;
+	int fd, r;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return -errno;
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = NLMSG_LENGTH(hlen);
+	req.nh.nlmsg_type = type;
 	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.nh.nlmsg_seq = 1;
-	req.ifi.ifi_family = AF_UNSPEC;
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
-		r = -errno;
-		goto out;
-	}
-	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n <= 0) {
-			r = n ? -errno : 0;
-			break;
-		}
-		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-		     nh = NLMSG_NEXT(nh, n)) {
-			const struct ifinfomsg *ifi = NLMSG_DATA(nh);
-			const struct rtattr *a, *info = NULL;
-			const char *name = NULL, *kind = NULL;
-			const struct rtattr *data = NULL;
-			int alen;
-
-			if (nh->nlmsg_type == NLMSG_DONE) {
-				done = 1;
-				break;
-			}
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				r = ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
-				done = 1;
-				break;
-			}
-			if (nh->nlmsg_type != RTM_NEWLINK)
-				continue;
-			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
-			for (a = IFLA_RTA(ifi); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				if (a->rta_type == IFLA_IFNAME)
-					name = RTA_DATA(a);
-				else if (a->rta_type == IFLA_LINKINFO)
-					info = a;
-			}
-			if (!name || !info)
-				continue;
-			alen = RTA_PAYLOAD(info);
-			for (a = RTA_DATA(info); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				if (a->rta_type == IFLA_INFO_KIND)
-					kind = RTA_DATA(a);
-				else if (a->rta_type == IFLA_INFO_DATA)
-					data = a;
-			}
-			if (kind)
-				cb(name, kind, data ? udp_port_of(kind, data) : 0, arg);
-		}
-	}
-out:
+	memcpy(req.body, hdr, hlen);
+	r = send(fd, &req, req.nh.nlmsg_len, 0) < 0 ? -errno : nl_answers(fd, 1, cb, arg);
 	close(fd);
 	return r;
 }
@@ -220,86 +317,104 @@ static const struct rtattr *nested(const struct rtattr *nest, int type)
 	return NULL;
 }
 
+/* A 16-bit attribute in network order. */
+static int be16_attr(const struct rtattr *a)
+{
+	const unsigned char *p = RTA_DATA(a);
+
+	return RTA_PAYLOAD(a) >= 2 ? p[0] << 8 | p[1] : -1;
+}
+
+struct devs_cb {
+	void (*cb)(const char *name, const char *kind, int udp_port, void *arg);
+	void *arg;
+};
+
+static void tunnel_dev(const struct nlmsghdr *nh, void *arg)
+{
+	const struct devs_cb *c = arg;
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	const struct rtattr *a, *info = NULL, *kind, *data, *port = NULL;
+	const char *name = NULL;
+	int alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return;
+	for (a = IFLA_RTA(ifi); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+		if (a->rta_type == IFLA_IFNAME)
+			name = RTA_DATA(a);
+		else if (a->rta_type == IFLA_LINKINFO)
+			info = a;
+	}
+	if (!name || !info || !(kind = nested(info, IFLA_INFO_KIND)))
+		return;
+	data = nested(info, IFLA_INFO_DATA);
+	if (!strcmp(RTA_DATA(kind), "vxlan")) {
+		port = data ? nested(data, IFLA_VXLAN_PORT) : NULL;
+		/* No port attribute: the kernel's default. */
+		c->cb(name, "vxlan", port ? be16_attr(port) : 8472, c->arg);
+	} else if (!strcmp(RTA_DATA(kind), "geneve")) {
+		port = data ? nested(data, IFLA_GENEVE_PORT) : NULL;
+		c->cb(name, "geneve", port ? be16_attr(port) : 6081, c->arg);
+	} else {
+		c->cb(name, RTA_DATA(kind), 0, c->arg);
+	}
+}
+
+int tunnel_devs(void (*cb)(const char *name, const char *kind, int udp_port, void *arg), void *arg)
+{
+	struct devs_cb c = { .cb = cb, .arg = arg };
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+
+	return nl_dump(NETLINK_ROUTE, RTM_GETLINK, &ifi, sizeof(ifi), tunnel_dev, &c);
+}
+
 /* A conntrack tuple's TCP port (@which: CTA_PROTO_SRC_PORT, _DST_PORT), or
  * -1 when it is no TCP tuple. */
 static int tuple_port(const struct rtattr *tuple, int which)
 {
 	const struct rtattr *proto = nested(tuple, CTA_TUPLE_PROTO), *num, *port;
-	const unsigned char *p;
 
 	if (!proto || !(num = nested(proto, CTA_PROTO_NUM)) || *(const __u8 *)RTA_DATA(num) != 6 ||
 	    !(port = nested(proto, which)))
 		return -1;
-	p = RTA_DATA(port);
-	return p[0] << 8 | p[1];
+	return be16_attr(port);
 }
 
-struct ct_dump_req {
-	struct nlmsghdr nh;
-	struct nfgenmsg nfg;
+struct nat_cb {
+	void (*cb)(int from_port, int to_port, void *arg);
+	void *arg;
 };
+
+static void nat_conn(const struct nlmsghdr *nh, void *arg)
+{
+	const struct nat_cb *c = arg;
+	const struct rtattr *a, *orig = NULL, *reply = NULL;
+	int alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(struct nfgenmsg)), from, to;
+
+	for (a = (const struct rtattr *)((const char *)NLMSG_DATA(nh) +
+					 NLMSG_ALIGN(sizeof(struct nfgenmsg)));
+	     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+		if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_ORIG)
+			orig = a;
+		else if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_REPLY)
+			reply = a;
+	}
+	if (!orig || !reply)
+		return;
+	/* The port the client sent to, and the one its reply comes from: the
+	 * socket's own. */
+	from = tuple_port(orig, CTA_PROTO_DST_PORT);
+	to = tuple_port(reply, CTA_PROTO_SRC_PORT);
+	if (from > 0 && to > 0 && from != to)
+		c->cb(from, to, c->arg);
+}
 
 int ct_nat_ports(void (*cb)(int from_port, int to_port, void *arg), void *arg)
 {
-	struct ct_dump_req req;
-	char buf[32768];
-	int fd, r = 0, done = 0;
+	struct nat_cb c = { .cb = cb, .arg = arg };
+	struct nfgenmsg nfg = { .nfgen_family = AF_UNSPEC, .version = NFNETLINK_V0 };
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-	if (fd < 0)
-		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.nfg));
-	req.nh.nlmsg_type = (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	req.nh.nlmsg_seq = 1;
-	req.nfg.nfgen_family = AF_UNSPEC;
-	req.nfg.version = NFNETLINK_V0;
-	if (send(fd, &req, req.nh.nlmsg_len, 0) < 0) {
-		r = -errno;
-		goto out;
-	}
-	while (!done) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
-
-		if (n <= 0) {
-			r = n ? -errno : 0;
-			break;
-		}
-		for (struct nlmsghdr *nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, (size_t)n);
-		     nh = NLMSG_NEXT(nh, n)) {
-			const struct rtattr *a, *orig = NULL, *reply = NULL;
-			int alen, from, to;
-
-			if (nh->nlmsg_type == NLMSG_DONE) {
-				done = 1;
-				break;
-			}
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				r = ((const struct nlmsgerr *)NLMSG_DATA(nh))->error;
-				done = 1;
-				break;
-			}
-			alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(struct nfgenmsg));
-			for (a = (const struct rtattr *)((const char *)NLMSG_DATA(nh) +
-							 NLMSG_ALIGN(sizeof(struct nfgenmsg)));
-			     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_ORIG)
-					orig = a;
-				else if ((a->rta_type & ~NLA_F_NESTED) == CTA_TUPLE_REPLY)
-					reply = a;
-			}
-			if (!orig || !reply)
-				continue;
-			/* The port the client sent to, and the one its reply
-			 * comes from: the socket's own. */
-			from = tuple_port(orig, CTA_PROTO_DST_PORT);
-			to = tuple_port(reply, CTA_PROTO_SRC_PORT);
-			if (from > 0 && to > 0 && from != to)
-				cb(from, to, arg);
-		}
-	}
-out:
-	close(fd);
-	return r;
+	return nl_dump(NETLINK_NETFILTER, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET, &nfg,
+		       sizeof(nfg), nat_conn, &c);
 }

@@ -91,6 +91,13 @@ int opts_next(const struct dev_cmd *c, int argc, char **argv, int *rc)
 	}
 }
 
+/* Option @opt ("--flows") as @c's messages name it: a config file's key
+ * is the option's name without its dashes. */
+static const char *opt_word(const struct dev_cmd *c, const char *opt)
+{
+	return c->config ? opt + 2 : opt;
+}
+
 int opt_hook(const struct dev_cmd *c, const char *arg, int *out)
 {
 	*out = hook_parse(arg);
@@ -128,7 +135,8 @@ int opt_on_error(const struct dev_cmd *c, const char *arg, int *out)
 	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
 	if (*out >= 0 && *out != HS_POLICY_SCAN)
 		return -1;
-	pr_err("%s: unknown policy '%s' (expected drop, reject or pass)", c->name, arg);
+	pr_err("%s: unknown policy '%s' for %s (expected drop, reject or pass)", c->name, arg,
+	       opt_word(c, "--on-error"));
 	return EXIT_USAGE;
 }
 
@@ -137,8 +145,8 @@ int opt_untracked(const struct dev_cmd *c, const char *arg, int *out)
 	*out = hs_name_find(hs_policy_names, HS_POLICY_MAX, arg);
 	if (*out >= 0 && *out != HS_POLICY_REJECT)
 		return -1;
-	pr_err("%s: unknown policy '%s' for --untracked (expected scan, pass or drop)", c->name,
-	       arg);
+	pr_err("%s: unknown policy '%s' for %s (expected scan, pass or drop)", c->name, arg,
+	       opt_word(c, "--untracked"));
 	return EXIT_USAGE;
 }
 
@@ -147,7 +155,8 @@ int opt_urgent(const struct dev_cmd *c, const char *arg, int *out)
 	*out = hs_name_find(hs_urgent_names, HS_URGENT_MAX, arg);
 	if (*out >= 0)
 		return -1;
-	pr_err("%s: unknown policy '%s' for --urgent (expected clear or drop)", c->name, arg);
+	pr_err("%s: unknown policy '%s' for %s (expected clear or drop)", c->name, arg,
+	       opt_word(c, "--urgent"));
 	return EXIT_USAGE;
 }
 
@@ -190,8 +199,8 @@ int opt_event_rate(const struct dev_cmd *c, const char *arg, long *out)
 	errno = 0;
 	n = strtoul(arg, &end, 10);
 	if (errno || *end || end == arg || arg[0] < '0' || arg[0] > '9' || n > HS_EVENT_RATE_MAX) {
-		pr_err("%s: bad --event-rate '%s' (match events a second, 0..%u; 0 sends none)",
-		       c->name, arg, HS_EVENT_RATE_MAX);
+		pr_err("%s: bad %s '%s' (match events a second, 0..%u; 0 sends none)", c->name,
+		       opt_word(c, "--event-rate"), arg, HS_EVENT_RATE_MAX);
 		return EXIT_USAGE;
 	}
 	*out = (long)n;
@@ -208,9 +217,11 @@ int opt_tunnel_ports(const struct dev_cmd *c, const char *arg, int kind, struct 
 	if (!strcmp(arg, "none"))
 		return -1;
 	if (ports_parse(arg, bitmap)) {
-		pr_err("%s: bad --%s-ports '%s' (expected UDP ports, e.g. %s, or none)", c->name,
-		       kind == HS_TUN_OPAQUE ? "udp-tunnel" : hs_tunnel_name(kind), arg,
-		       kind == HS_TUN_GENEVE ? HS_GENEVE_PORTS_DEFAULT : HS_VXLAN_PORTS_DEFAULT);
+		pr_err("%s: bad %s '%s' (expected UDP ports, e.g. %s, or none)", c->name,
+		       opt_word(c, kind == HS_TUN_OPAQUE	 ? "--udp-tunnel-ports"
+				   : kind == HS_TUN_GENEVE ? "--geneve-ports"
+							   : "--vxlan-ports"),
+		       arg, kind == HS_TUN_GENEVE ? HS_GENEVE_PORTS_DEFAULT : HS_VXLAN_PORTS_DEFAULT);
 		return EXIT_USAGE;
 	}
 	while (ports_next_run(bitmap, from, &p, &q)) {
@@ -232,7 +243,7 @@ int opt_nat(const struct dev_cmd *c, const char *arg, int *out)
 	*out = hs_name_find(hs_nat_names, HS_NAT_MAX, arg);
 	if (*out >= 0)
 		return -1;
-	pr_err("%s: unknown --nat '%s' (expected lookup or off)", c->name, arg);
+	pr_err("%s: unknown %s '%s' (expected lookup or off)", c->name, opt_word(c, "--nat"), arg);
 	return EXIT_USAGE;
 }
 
@@ -246,17 +257,18 @@ int opt_flows(const struct dev_cmd *c, const char *arg, __u32 *out)
 	n = strtoul(arg, &end, 10);
 	if (errno || *end || end == arg || arg[0] < '0' || arg[0] > '9' || n < 16 ||
 	    n > HS_FLOWS_MAX) {
-		pr_err("%s: bad --flows '%s' (a count of connections, 16..%u; each takes about %zu "
+		pr_err("%s: bad %s '%s' (a count of connections, 16..%u; each takes about %zu "
 		       "bytes of kernel memory per hook)",
-		       c->name, arg, HS_FLOWS_MAX, HS_FLOW_ENTRY_BYTES);
+		       c->name, opt_word(c, "--flows"), arg, HS_FLOWS_MAX, HS_FLOW_ENTRY_BYTES);
 		return EXIT_USAGE;
 	}
 	cost = flows_bytes(n);
 	avail = mem_available();
 	if (avail && cost > avail / 2) {
-		pr_err("%s: --flows %lu would take %llu MiB of kernel memory for this hook, more than "
-		       "half of what is available (%llu MiB); choose a smaller --flows",
-		       c->name, n, cost >> 20, avail >> 20);
+		pr_err("%s: %s %lu would take %llu MiB of kernel memory for this hook, more than "
+		       "half of what is available (%llu MiB); choose a smaller %s",
+		       c->name, opt_word(c, "--flows"), n, cost >> 20, avail >> 20,
+		       opt_word(c, "--flows"));
 		return EXIT_USAGE;
 	}
 	*out = n;

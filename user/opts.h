@@ -125,6 +125,9 @@ struct dev_cmd {
 	const struct option *options; /* its own, ending in { 0 } */
 	/* Why another command's @opt does not apply to this one. */
 	const char *(*why_not)(int opt);
+	/* Values come from a config file's keys (the agent's): messages name
+	 * "flows", not "--flows" (and @name is "FILE:LINE"). */
+	int config;
 };
 
 /*

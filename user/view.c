@@ -3,6 +3,7 @@
  * The devices 'status' and 'stats' show (see view.h). Both ask the kernel
  * what is attached (netlink) and read the maps of those programs.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -137,12 +138,22 @@ void netns_name(__u64 ino, char *buf, size_t size)
  */
 static __u32 prog_table_size(__u32 prog_id, const char *name)
 {
-	__u32 ids[16] = { 0 }, len, size = 0; /* zeroed: see map_in_use() */
+	__u32 size = 0;
+	int fd = prog_map_open(prog_id, name, &size);
+
+	if (fd >= 0)
+		close(fd);
+	return size;
+}
+
+int prog_map_open(__u32 prog_id, const char *name, __u32 *max_entries)
+{
+	__u32 ids[16] = { 0 }, len; /* zeroed: see map_in_use() */
 	struct bpf_prog_info info;
 	int fd = bpf_prog_get_fd_by_id(prog_id);
 
 	if (fd < 0)
-		return 0;
+		return -errno;
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = HS_ARRAY_SIZE(ids);
 	info.map_ids = (__u64)(unsigned long)ids;
@@ -150,18 +161,27 @@ static __u32 prog_table_size(__u32 prog_id, const char *name)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		info.nr_map_ids = 0;
 	close(fd);
-	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids) && !size; i++) {
+	for (__u32 i = 0; i < info.nr_map_ids && i < HS_ARRAY_SIZE(ids); i++) {
 		struct bpf_map_info mi = { 0 };
 		__u32 mlen = sizeof(mi);
 		int mfd = bpf_map_get_fd_by_id(ids[i]);
 
 		if (mfd < 0)
 			continue;
-		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen) && !strcmp(mi.name, name))
-			size = mi.max_entries;
+		if (!bpf_obj_get_info_by_fd(mfd, &mi, &mlen) && !strcmp(mi.name, name)) {
+			if (max_entries)
+				*max_entries = mi.max_entries;
+			return mfd;
+		}
 		close(mfd);
 	}
-	return size;
+	return -ENOENT;
+}
+
+void addr_str(const struct hs_flow_key *k, const __u32 *a, char *buf, size_t size)
+{
+	if (!inet_ntop(k->family == 6 ? AF_INET6 : AF_INET, a, buf, (socklen_t)size))
+		snprintf(buf, size, "?");
 }
 
 __u32 found_flows(const struct found *f)

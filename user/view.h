@@ -22,6 +22,7 @@ enum view_opt {
 	OPT_PROMETHEUS,
 	OPT_WATCH,
 	OPT_COUNT,
+	OPT_ALL,
 };
 
 #define OPTION_JSON                                                                                \
@@ -43,6 +44,10 @@ enum view_opt {
 #define OPTION_COUNT                                                                               \
 	{                                                                                          \
 		"count", required_argument, NULL, OPT_COUNT                                        \
+	}
+#define OPTION_ALL                                                                                 \
+	{                                                                                          \
+		"all", no_argument, NULL, OPT_ALL                                                  \
 	}
 
 /* What status and stats show: DEV, the cgroup of --cgroup PATH (proxy
@@ -109,6 +114,14 @@ int ev_reader_fd(const struct ev_reader *r);
 /* Print what is buffered: 0 or -errno. */
 int ev_reader_consume(struct ev_reader *r);
 void ev_reader_free(struct ev_reader *r);
+
+/* The map named @name among those of program @prog_id, as a descriptor
+ * (and its max_entries into *@max_entries): a hook's own table, found as
+ * the kernel has it (no pins needed). -errno if there is none. */
+int prog_map_open(__u32 prog_id, const char *name, __u32 *max_entries);
+/* Address @a of connection @k (its family's), as inet_ntop() writes it. */
+struct hs_flow_key;
+void addr_str(const struct hs_flow_key *k, const __u32 *a, char *buf, size_t size);
 
 /* @s as a JSON string, quotes included. */
 void json_str(const char *s);

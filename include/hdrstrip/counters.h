@@ -12,7 +12,9 @@
 
 /* X(name, help): the help is one sentence, as Prometheus' # HELP shows it. */
 #define HS_COUNTERS(X)                                                                             \
-	X(packets, "Packets hdrstrip's programs ran on, all hooks of the device together.")        \
+	X(packets,                                                                                 \
+	  "Packets hdrstrip's programs ran on, all hooks of the device together (a packet two "    \
+	  "hooks see counts twice).")                                                              \
 	X(inspected,                                                                               \
 	  "TCP segments with payload to an inspected destination port (requests) or, with "        \
 	  "response rules, from an inspected source port (responses).")                            \
@@ -37,7 +39,9 @@
 	  "saw the request), and interim responses other than 100: the rest of the connection "    \
 	  "checked line by line.")                                                                 \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
-	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \
+	X(packets_dropped,                                                                         \
+	  "Packets dropped by a drop or reject rule, a policy (on-error, untracked, urgent) or "   \
+	  "the normaliser: a request once, not each copy TCP resends.")                            \
 	X(packets_rejected,                                                                        \
 	  "TCP resets sent back to the senders of dropped packets (reject rules, --on-error "      \
 	  "reject), one a copy TCP sent before it read the reset.")                                \
@@ -47,7 +51,9 @@
 	X(packets_observed,                                                                        \
 	  "Packets observe mode passed that enforce mode would have dropped (by a rule or a "      \
 	  "policy).")                                                                              \
-	X(non_http, "Inspected payloads that do not start an HTTP/1.x request.")                   \
+	X(non_http,                                                                                \
+	  "Inspected segments of connections that start with a TLS record (not HTTP/1.x): "        \
+	  "passed, not scanned.")                                                                  \
 	X(fragments,                                                                               \
 	  "IP fragments of datagrams that may carry TCP: passed when no inspected socket can get " \
 	  "them (a port not inspected, a UDP port no tunnel takes), else the on-error policy "     \

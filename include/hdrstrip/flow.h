@@ -110,7 +110,10 @@ struct hs_flow {
 	__u32 drop_len;
 	__u32 drop_sig;
 	__u32 start_seq; /* HS_FL_NO_START: the byte it began at without state */
-	__u32 reserved;
+	/* The second of CLOCK_BOOTTIME the datapath began tracking it, for
+	 * 'hdrstrip flows' (its age); 0 where nobody said (the host's own
+	 * callers). */
+	__u32 born_s;
 	struct hs_stream cur; /* the state at next_seq */
 	struct hs_ckpt ck[HS_FLOW_CKPTS];
 };

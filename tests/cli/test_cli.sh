@@ -133,15 +133,73 @@ run 2 "$HDRSTRIP" --bogus compile
 empty out
 same err "hdrstrip: unknown option '--bogus' (see 'hdrstrip --help')"
 
-t "hdrstrip -V"
+t "--help: every option of a command's synopsis has a line of its own"
+for cmd in $("$HDRSTRIP" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p'); do
+	"$HDRSTRIP" "$cmd" --help >"$TMP/help" 2>&1
+	syn=$(sed -n '/^Usage:/,/^$/p' "$TMP/help" | grep -o -- '--[a-z][a-z-]*' | sort -u) || true
+	desc=$(grep -oE -- '^  (-[a-zA-Z], )?--[a-z][a-z-]*' "$TMP/help" | grep -o -- '--.*' |
+		sort -u) || true
+	missing=$(comm -23 <(echo "$syn") <(echo "$desc") | tr '\n' ' ')
+	[[ -z ${missing// /} ]] || fail "$cmd --help describes none of: $missing"
+done
+
+t "hdrstrip -V: the version, the libraries, what the kernel has (as bpftool -V)"
 run 0 "$HDRSTRIP" -V
-matches out '^hdrstrip [0-9]+\.[0-9]+\.[0-9]+'
+first_line out "hdrstrip $(sed -n 's/^VERSION := //p' "$ROOT/Makefile")"
+empty err
+# The libraries as their own tools tell them.
+libbpf=$(pkg-config --modversion libbpf 2>/dev/null | cut -d. -f1,2) || true
+libxdp=$(pkg-config --modversion libxdp 2>/dev/null) || true
+[[ -z $libbpf || -z $libxdp ]] || has_line out "using libbpf v$libbpf, libxdp v$libxdp"
+kline=$(grep "^kernel $(uname -r): " "$TMP/out") || fail "no line 'kernel $(uname -r): ...'"
+want_btf=no
+[[ -e /sys/kernel/btf/vmlinux ]] && want_btf=yes
+[[ $kline == *" btf $want_btf,"* ]] || fail "btf: '$kline', /sys/kernel/btf/vmlinux says $want_btf"
+# The conntrack kfuncs, by bpftool's reading of the kernel's BTF.
+if [[ $want_btf == yes ]] && command -v bpftool >/dev/null; then
+	bpftool btf dump file /sys/kernel/btf/vmlinux >"$TMP/vmlinux.btf" 2>/dev/null || true
+	for k in bpf_xdp_ct_lookup bpf_skb_ct_lookup; do
+		want=no
+		grep -q "FUNC '$k'" "$TMP/vmlinux.btf" && want=yes
+		[[ $kline == *" $k $want,"* ]] || fail "$k: '$kline', bpftool says $want"
+	done
+fi
+if [[ $(id -u) == 0 ]]; then
+	# This kernel runs hdrstrip (its tests do): every probe says yes.
+	for k in bpf_loop xdp tc sk_msg; do
+		[[ $kline =~ " $k yes"(,|$) ]] || fail "$k is not found on a kernel that runs hdrstrip: '$kline'"
+	done
+	has_line out "$(grep '^xdp modes: skb on every interface; native on ' "$TMP/out")"
+	run 0 "$HDRSTRIP" -j -V
+	"${PYTHON:-python3}" -c 'import json, sys
+v = json.load(open(sys.argv[1]))
+assert v["version"] and v["libbpf"] and v["kernel"], v
+assert set(v["features"]) == {"btf", "bpf_loop", "bpf_xdp_ct_lookup", "bpf_skb_ct_lookup",
+                              "xdp", "tc", "sk_msg"}, v
+assert v["xdp_modes"]["skb"] is True and isinstance(v["xdp_modes"]["native"], list), v' \
+		"$TMP/out" || fail "-j -V: not the JSON expected: $(cat "$TMP/out")"
+	# A veth's driver runs XDP natively: the namespace's interfaces are asked.
+	ns=hs-cli-$$
+	if ip netns add "$ns" 2>/dev/null; then
+		ip -n "$ns" link add hs-va type veth peer name hs-vb
+		run 0 "$HDRSTRIP" -n "$ns" -V
+		grep -Eq '^xdp modes: .*native on (hs-va hs-vb|hs-vb hs-va)$' "$TMP/out" ||
+			fail "-n $ns -V: $(grep '^xdp modes' "$TMP/out")"
+		ip netns del "$ns"
+	fi
+	cp "$HDRSTRIP" "$TMP/hdrstrip-v"
+	chmod 755 "$TMP" "$TMP/hdrstrip-v"
+	run 0 setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/hdrstrip-v" -V
+	[[ $(grep '^kernel ' "$TMP/out") == *" bpf_loop unknown,"* ]] ||
+		fail "a user's -V claims what it cannot probe: $(grep '^kernel ' "$TMP/out")"
+fi
 
 # ---- -j and -p: the JSON of status and stats; refused by the others ----
 
 t "hdrstrip --help names -j and -p"
 run 0 "$HDRSTRIP" --help
-has_line out "  -j, --json         JSON output, as the command's --json (status and stats; the"
+has_line out "  -j, --json         JSON output, as the command's --json, of the commands that"
+has_line out "                     print JSON: status, stats, events and flows (the others refuse it)"
 has_line out "  -p, --pretty       JSON output, indented: 2 spaces, one key per line (implies -j)"
 
 t "-j and -p: a command that prints no JSON refuses them, before anything is done"
@@ -149,7 +207,7 @@ for cmd in attach update detach compile check; do
 	for opt in -j --json -p --pretty -jp -vj; do
 		run 2 "$HDRSTRIP" "$opt" "$cmd" hs-nodev0 --headers "$INTERNAL"
 		empty out
-		same err "hdrstrip: $opt: $cmd prints no JSON (status and stats do; see 'hdrstrip --help')"
+		same err "hdrstrip: $opt: $cmd prints no JSON (status, stats, events and flows do; see 'hdrstrip --help')"
 	done
 done
 
@@ -214,7 +272,7 @@ empty err
 t "compile bench-headers-118.txt: one warning"
 run 0 "$HDRSTRIP" compile --headers "$BENCH"
 matches out "^$BENCH: 118 names, [0-9]+ nodes, [0-9]+ label bytes, [0-9]+ distinct bytes, max depth 40, [0-9]+ bytes \('_' matches '-'\)\$"
-same err "hdrstrip: warning: $BENCH:78: header name \"referer...\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
+same err "hdrstrip: warning: $BENCH:78: header name \"referer[sic]\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
 
 t "compile --no-fold-underscore"
 run 0 "$HDRSTRIP" compile --headers "$INTERNAL" --no-fold-underscore
@@ -239,7 +297,7 @@ run 0 "$HDRSTRIP" compile --headers - <"$TMP/two.txt"
 matches out "^-: 2 names, "
 list bad-space.txt "x-ok" "x bad"
 run 2 "$HDRSTRIP" compile --headers - <"$TMP/bad-space.txt"
-same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
+same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')"
 
 # The block written by -o is the BPF map value: sizeof(struct hs_trie)
 # bytes, starting with the magic and version.
@@ -313,8 +371,26 @@ run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
 
 t "check: miss-pool.txt misses"
 mapfile -t names < <(grep -v '^$' "$CORPUS/miss-pool.txt")
-run 0 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" "${names[@]}"
 [[ $(grep -c ': no match$' "$TMP/out") == "${#names[@]}" ]] || fail "some miss-pool names match: $(grep -v ': no match$' "$TMP/out" | head -3)"
+
+t "check: exit status as grep's: 0 a NAME matched, 1 none did, 2 bad input"
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" X-Internal-Auth
+same out "X-Internal-Auth: match (id $auth, mask, request)"
+empty err
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" accept
+same out "accept: no match"
+empty err
+run 1 "$HDRSTRIP" check --headers "$INTERNAL" accept x-internal
+same out "accept: no match
+x-internal: no match"
+run 0 "$HDRSTRIP" check --headers "$INTERNAL" accept X-Internal-Auth
+list bad-for-check.txt "x-a maks"
+run 2 "$HDRSTRIP" check --headers "$TMP/bad-for-check.txt" x-a
+empty out
+if "$HDRSTRIP" check --headers "$INTERNAL" accept >/dev/null; then
+	fail "'if hdrstrip check ... accept' took a name that matches nothing for a match"
+fi
 
 t "check: prefix rule and exact name"
 list prefix.txt "x-internal-* mask" "x-internal-auth drop"
@@ -364,7 +440,7 @@ t "check: a name that is not a token warns"
 list odd.txt "x-a" "x[b]"
 run 0 "$HDRSTRIP" check --headers "$TMP/odd.txt" 'X[B]'
 same out "X[B]: match (id 2, mask, request)"
-same err "hdrstrip: warning: $TMP/odd.txt:2: header name \"x...\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
+same err "hdrstrip: warning: $TMP/odd.txt:2: header name \"x[b]\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
 
 # ---- bad input: exit 2, one exact line on stderr, nothing on stdout ----
 
@@ -381,13 +457,13 @@ bad() {
 
 t "bad: invalid character"
 list b1.txt "# list" "x bad"
-bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')"
+bad "$TMP/b1.txt" "hdrstrip: $TMP/b1.txt:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')"
 list b1b.txt "x:a"
 bad "$TMP/b1b.txt" "hdrstrip: $TMP/b1b.txt:1: invalid character ':' in header name \"x...\""
 
 t "bad: unknown action"
 list b2.txt "x-foo maks"
-bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')"
+bad "$TMP/b2.txt" "hdrstrip: $TMP/b2.txt:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop', 'observe' or 'reject')"
 
 t "bad: direction"
 list b2b.txt "x-foo mask respones"
@@ -461,6 +537,20 @@ fi
 run 2 as_user "$TMP/hdrstrip-copy" compile --headers "$TMP/noperm.txt"
 same err "hdrstrip: cannot open header list '$TMP/noperm.txt': Permission denied"
 
+t "root without a capability is told which one, not to run as root"
+if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+	run 1 setpriv --bounding-set=-sys_admin "$HDRSTRIP" --netns-path /proc/self/ns/net status
+	same err "hdrstrip: cannot enter network namespace '/proc/self/ns/net': Operation not permitted (it needs CAP_SYS_ADMIN: this process runs as root, but its capability bounding set leaves it out)"
+	run 1 setpriv --bounding-set=-bpf,-sys_admin "$HDRSTRIP" status
+	same err "hdrstrip: status needs CAP_BPF: this process runs as root, but its capability bounding set leaves it out (add it to the unit's CapabilityBoundingSet= or the container's capabilities)"
+	run 1 setpriv --bounding-set=-bpf,-sys_admin,-net_admin "$HDRSTRIP" stats
+	same err "hdrstrip: stats needs CAP_BPF and CAP_NET_ADMIN: this process runs as root, but its capability bounding set leaves them out (add them to the unit's CapabilityBoundingSet= or the container's capabilities)"
+	run 1 as_user "$TMP/hdrstrip-copy" status
+	same err "hdrstrip: status needs root: it is missing CAP_BPF and CAP_NET_ADMIN (run it as root, e.g. with sudo)"
+	run 1 as_user "$TMP/hdrstrip-copy" --netns-path /proc/self/ns/net status
+	same err "hdrstrip: cannot enter network namespace '/proc/self/ns/net': Operation not permitted (it needs CAP_SYS_ADMIN: run as root)"
+fi
+
 t "bad: '*' alone"
 list b8.txt "x-a" "*"
 bad "$TMP/b8.txt" "hdrstrip: $TMP/b8.txt:2: prefix rule \"*\" needs at least one byte before the '*' (it would match every header)"
@@ -508,6 +598,184 @@ for n in 15 16777216 1048577 "1e6" "-5"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --flows "$n"
 	same err "hdrstrip: attach: bad --flows '$n' (a count of connections, 16..1048576; each takes about 1084 bytes of kernel memory per hook)"
 done
+
+# ---- run --check-config: every error of a config at once, each at its own line ----
+
+t "run --check-config: a good config"
+list agent-list.txt "x-internal-*"
+cat >"$TMP/good.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = xdp, tc-egress
+ports = 80, 8080
+flows = 4096
+
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+mode = observe
+EOF
+run 0 "$HDRSTRIP" run --config "$TMP/good.conf" --check-config
+same out "$TMP/good.conf: 2 attachments, every list compiles, every setting is valid"
+empty err
+
+t "run --check-config: every error of the file, at its own line, in the config's words"
+list agent-bad-list.txt "x-a" "x-b maks"
+cat >"$TMP/bad.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+ports = 80, bogus
+flows = 5
+on-error = maybe
+[attach hs-nodev1]
+headers = $TMP/agent-bad-list.txt
+untracked = sometimes
+event-rate = lots
+bogus-key = 1
+urgent = keep
+xdp-mode = fast
+hooks = xdp, tc-sideways
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/bad.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/bad.conf:3: bad port list '80,bogus' (expected e.g. 80,8080,9000-9010; ports 1-65535)
+hdrstrip: $TMP/bad.conf:4: bad flows '5' (a count of connections, 16..1048576; each takes about 1084 bytes of kernel memory per hook)
+hdrstrip: $TMP/bad.conf:5: unknown policy 'maybe' for on-error (expected drop, reject or pass)
+hdrstrip: $TMP/bad.conf:8: unknown policy 'sometimes' for untracked (expected scan, pass or drop)
+hdrstrip: $TMP/bad.conf:9: bad event-rate 'lots' (match events a second, 0..1000000; 0 sends none)
+hdrstrip: $TMP/bad.conf:10: unknown key 'bogus-key' (known: headers hooks netns mode fold-underscore ports on-error untracked urgent event-rate nat vxlan-ports geneve-ports udp-tunnel-ports flows xdp-mode)
+hdrstrip: $TMP/bad.conf:11: unknown policy 'keep' for urgent (expected clear or drop)
+hdrstrip: $TMP/bad.conf:12: unknown XDP mode 'fast' (expected native or skb)
+hdrstrip: $TMP/bad.conf:13: unknown hook 'tc-sideways' (expected xdp, tc-ingress or tc-egress)
+hdrstrip: $TMP/agent-bad-list.txt:2: unknown action \"maks\" for header name \"x-b\" (expected 'mask', 'drop', 'observe' or 'reject')
+hdrstrip: $TMP/bad.conf:7: headers = $TMP/agent-bad-list.txt: the list does not load (above)"
+if grep -q -- '--' "$TMP/err"; then fail "a message names a CLI option: $(grep -- '--' "$TMP/err")"; fi
+
+t "run --check-config: a key given twice, a key of the wrong kind"
+cat >"$TMP/twice.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+ports = 80
+mode = observe
+ports = 8080
+mode = enforce
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+xdp-mode = skb
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/twice.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/twice.conf:5: 'ports' again in [attach hs-nodev0] (first on line 3)
+hdrstrip: $TMP/twice.conf:6: 'mode' again in [attach hs-nodev0] (first on line 4)
+hdrstrip: $TMP/twice.conf:9: 'xdp-mode' is for interfaces, not a [cgroup] (proxy mode)"
+
+t "run --check-config: two sections for one interface, or one cgroup, are refused"
+cat >"$TMP/dup.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = xdp
+
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+hooks = tc-egress
+
+[attach hs-nodev0]
+netns = /run/netns/hs-none-a
+headers = $TMP/agent-list.txt
+
+[attach hs-nodev0]
+netns = hs-none-a
+headers = $TMP/agent-list.txt
+
+[cgroup /sys/fs/cgroup/hs-none]
+headers = $TMP/agent-list.txt
+
+[cgroup /sys/fs/cgroup/hs-none/]
+headers = $TMP/agent-list.txt
+EOF
+run 2 "$HDRSTRIP" run --config "$TMP/dup.conf" --check-config
+empty out
+same err "hdrstrip: $TMP/dup.conf:5: [attach hs-nodev0] again (first on line 1, the same network namespace): one section names every hook of an interface (hooks = xdp, tc-egress)
+hdrstrip: $TMP/dup.conf:13: [attach hs-nodev0] again (first on line 9, the same network namespace): one section names every hook of an interface (hooks = xdp, tc-egress)
+hdrstrip: $TMP/dup.conf:20: [cgroup /sys/fs/cgroup/hs-none/] again (first on line 17): one section a cgroup"
+
+t "run --check-config: one interface name in two namespaces is two attachments"
+cat >"$TMP/two-ns.conf" <<EOF
+[attach hs-nodev0]
+headers = $TMP/agent-list.txt
+
+[attach hs-nodev0]
+netns = hs-none-b
+headers = $TMP/agent-list.txt
+EOF
+run 0 "$HDRSTRIP" run --config "$TMP/two-ns.conf" --check-config
+empty err
+
+# ---- bash completion: each command's options are those it takes ----
+
+# comp WORDS...: what the completion offers for the last word.
+comp() {
+	bash -c 'source "$0"; COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1));
+		_hdrstrip; printf "%s\n" "${COMPREPLY[@]}"' "$ROOT/completion/hdrstrip" "$@"
+}
+# The options a --help describes, a line each: "  -x, --long ..." or "  --long ...".
+help_opts() {
+	grep -oE -- '^  (-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/^ *//; s/, /\n/' | sort -u
+}
+
+t "completion: each command offers the options its --help describes, and each is taken"
+for cmd in $("$HDRSTRIP" --help | sed -n 's/^  \([a-z]\+\) .*/\1/p'); do
+	want=$({ "$HDRSTRIP" "$cmd" --help | help_opts; echo --help; } | grep -- '^--' | sort -u)
+	got=$(comp hdrstrip "$cmd" -- | sort -u)
+	[[ $got == "$want" ]] || fail "$cmd: completion offers '$(echo $got)', --help describes '$(echo $want)'"
+	case $cmd in
+	run) pre=(--config "$TMP/no-such.conf") ;;
+	compile | check) pre=(--headers "$TMP/no-such.txt") ;;
+	*) pre=(hs-nodev0) ;;
+	esac
+	for o in $got; do
+		[[ $o == --help ]] && continue
+		"$HDRSTRIP" "$cmd" "${pre[@]}" "$o" >/dev/null 2>"$TMP/err" </dev/null || true
+		if grep -qE 'unknown option|unrecognized option|does not apply' "$TMP/err"; then
+			fail "$cmd refuses $o, which the completion offers: $(head -1 "$TMP/err")"
+		fi
+	done
+done
+
+t "completion: the global options are those 'hdrstrip --help' describes"
+want=$("$HDRSTRIP" --help | help_opts)
+got=$(comp hdrstrip - | sort -u)
+[[ $got == "$want" ]] || fail "completion offers '$(echo $got)', --help describes '$(echo $want)'"
+
+t "completion: values: files after --headers, --config, -o and --netns-path; namespaces after -n"
+mkdir -p "$TMP/comp"
+touch "$TMP/comp/agent.conf" "$TMP/comp/list.txt"
+for w in "compile --headers" "run --config" "compile -o"; do
+	# shellcheck disable=SC2086
+	got=$(comp hdrstrip $w "$TMP/comp/a")
+	[[ $got == "$TMP/comp/agent.conf" ]] || fail "'$w' completes '$got', not the file"
+done
+got=$(comp hdrstrip --netns-path "$TMP/comp/l")
+[[ $got == "$TMP/comp/list.txt" ]] || fail "--netns-path completes '$got', not the file"
+# 'ip netns list', as ip prints it, from a stand-in on PATH.
+mkdir -p "$TMP/bin"
+printf '#!/bin/sh\n[ "$1 $2" = "netns list" ] && printf "blue (id: 0)\\nbluish\\ngreen\\n"\n' >"$TMP/bin/ip"
+chmod +x "$TMP/bin/ip"
+got=$(PATH=$TMP/bin:$PATH comp hdrstrip -n blu | tr '\n' ' ')
+[[ $got == "blue bluish " ]] || fail "-n completes '$got'"
+got=$(PATH=$TMP/bin:$PATH comp hdrstrip -v --netns g | tr '\n' ' ')
+[[ $got == "green " ]] || fail "--netns completes '$got'"
+
+t "completion and 'hdrstrip help CMD': a command's own help"
+got=$(comp hdrstrip help st | tr '\n' ' ')
+[[ $got == "status stats " ]] || fail "help completes '$got'"
+for cmd in attach run check; do
+	"$HDRSTRIP" "$cmd" --help >"$TMP/want-help"
+	run 0 "$HDRSTRIP" help "$cmd"
+	same out "$(cat "$TMP/want-help")"
+	empty err
+done
+run 2 "$HDRSTRIP" help frobnicate
+same err "hdrstrip: help: no such command (see 'hdrstrip --help')"
 
 # ---- name sets: what the completion offers and the man page lists are include/hdrstrip/'s ----
 
@@ -558,6 +826,25 @@ got=$(awk '/^## / { in_c = $0 == "## Counters" }
 	in_c && /^\| `/ { split($0, c, "|"); n = split(c[2], w, "`"); for (i = 2; i <= n; i += 2) printf "%s ", w[i] }' \
 	"$ROOT/README.md")
 [[ "${got% }" == "$want" ]] || fail "README.md lists '${got% }', the table has '$want'"
+
+t "README: each counter's row says what Prometheus' # HELP says (one text, from the table)"
+cat >"$TMP/helps.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/counters.h>
+
+int main(void)
+{
+	for (unsigned int k = 0; k < HS_N_COUNTERS; k++)
+		printf("| `%s` | %s |\n", hs_counter_info[k].name, hs_counter_info[k].help);
+	return 0;
+}
+EOF
+"${CC:-cc}" -I"$ROOT/include" -o "$TMP/helps" "$TMP/helps.c"
+awk '/^## / { in_c = $0 == "## Counters" } in_c && /^\| `/' "$ROOT/README.md" >"$TMP/readme-rows"
+if ! diff -u "$TMP/readme-rows" <("$TMP/helps") >"$TMP/diff"; then
+	fail "README.md's Counters rows are not the counters' help texts (- README, + include/hdrstrip/counters.h):"
+	sed 's/^/  /' "$TMP/diff" >&2
+fi
 
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]

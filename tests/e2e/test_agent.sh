@@ -16,7 +16,9 @@
 #    masked; restarted: it adopts them (the same programs, an update);
 #  - SIGTERM with --detach-on-exit: everything detached;
 #  - throughout, /metrics, /healthz and /readyz over HTTP (--metrics-listen):
-#    both pods' series, reloads and failed reloads counted.
+#    both pods' series, reloads and failed reloads counted;
+#  - --events: standard output carries the match events as JSON lines and
+#    nothing else (the agent's and the commands' lines go to stderr).
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
@@ -114,8 +116,10 @@ PY
 [ "${DS_ARGS[0]:-}" = run ] || fail "cannot read the DaemonSet's command: ${DS_ARGS[*]}"
 log "the DaemonSet's command: hdrstrip ${DS_ARGS[*]}"
 
+# Standard output is the events' (--events: JSON lines only, for the log
+# pipeline); everything else goes to standard error.
 start_agent() { # ARGS...
-	"$HDRSTRIP" "${DS_ARGS[@]}" "$@" >>"$WORK/agent.log" 2>&1 &
+	"$HDRSTRIP" "${DS_ARGS[@]}" "$@" >>"$WORK/agent.events" 2>>"$WORK/agent.log" &
 	AGENT_PID=$!
 	E2E_PIDS+=($AGENT_PID)
 }
@@ -163,9 +167,9 @@ masked_req() {
 masked_req "first list"
 # --events (in the DaemonSet's command): the match as a JSON line in the
 # log, naming the pod's namespace.
-poll_until 3 grep -q '"name":"x-internal-auth"' "$WORK/agent.log" ||
-	fail "no match event in the agent's output: $(tail -5 "$WORK/agent.log")"
-ev=$(grep -m1 '"name":"x-internal-auth"' "$WORK/agent.log")
+poll_until 3 grep -q '"name":"x-internal-auth"' "$WORK/agent.events" ||
+	fail "no match event in the agent's output: $(tail -5 "$WORK/agent.events" "$WORK/agent.log")"
+ev=$(grep -m1 '"name":"x-internal-auth"' "$WORK/agent.events")
 assert_match "$ev" "\"dev\":\"$SDEV\",\"netns\":\"$SNS\"" "the event names the device and its namespace"
 assert_match "$ev" '"action":"mask"' "the event's action"
 
@@ -236,4 +240,9 @@ AGENT_PID=
 attached "$SNS" xdp && fail "--detach-on-exit left $SDEV in $SNS attached"
 attached "$PNS" xdp && fail "--detach-on-exit left $SDEV in $PNS attached"
 assert_clean "$SNS" "$SDEV"
+# Three runs of the agent (attach, reloads, a bad list, an interface made
+# again, adoption, detach): their standard output held events only.
+step "the agent's standard output: match events as JSON lines, nothing else" \
+	"$PYTHON" "$E2E_DIR/events_check.py" --min "$n_req" <"$WORK/agent.events"
+assert_match "$(cat "$WORK/agent.log")" "run: 2 attachments" "the agent's own lines on standard error"
 log "PASS"

@@ -43,6 +43,11 @@ curl_port() { # FAMILY PATH HEADERS...
 }
 caddr() { if [ "$1" = 6 ]; then echo "$C6"; else echo "$C4"; fi; }
 
+# The keys of an event, in the order hdrstrip(8) lists them.
+man_keys=$("$PYTHON" "$REPO_ROOT/tests/install/mankeys.py" "$REPO_ROOT/man/hdrstrip.8" \
+	"each event is an object with these keys") || fail "the man page lists no event keys"
+keys_of() { "$PYTHON" -c 'import json, sys; print("\n".join(json.loads(sys.stdin.readline())))'; }
+
 for hook in xdp tc-ingress tc-egress; do
 	hook_side "$hook"
 	step "$hook: attach" hs_in "$NS" attach "$DEV" --hook "$hook" --headers "$LIST" \
@@ -79,6 +84,10 @@ for hook in xdp tc-ingress tc-egress; do
 	assert_eq "$(counter events <<<"$stats")" 3 "$hook: events counted"
 	assert_ge "$(counter retransmits_dropped <<<"$stats")" 1 \
 		"$hook: the dropped request's copies counted apart"
+	events_of "$NS" "$DEV" >/dev/null
+	curl_port 4 /keys -H "X-INTERNAL-Auth: k" >/dev/null || fail "$hook: curl failed"
+	assert_eq "$(events_of "$NS" "$DEV" | keys_of | tr '\n' ' ')" "$(tr '\n' ' ' <<<"$man_keys")" \
+		"$hook: an event's keys, in the man page's order"
 
 	# The human line names the same things.
 	curl_port 4 /human -H "X-Internal-Trace: t" >/dev/null || fail "$hook: curl failed"

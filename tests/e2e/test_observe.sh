@@ -8,13 +8,14 @@
 #  - then 'update --observe' (status says so): every byte reaches the node
 #    origin as sent, headers_observed counts exactly what enforce mode
 #    masked, headers_masked and packets_modified stay still; a drop rule's
-#    request is answered, counted as observed and not dropped; the events
-#    say observe;
+#    request is answered, counted as observed (packets_observed) and not
+#    dropped; the events say observe, the drop rule's with reason rule;
 #  - 'update --enforce' masks again;
 #  - a list with an observe rule beside mask rules (enforce mode): its line
 #    arrives as sent, the others masked, headers_observed counts it;
 #  - proxy mode: --observe sends every line (headers_observed counts them,
-#    nothing removed), --enforce removes them again.
+#    nothing removed), a drop rule's request too (packets_observed, an
+#    event with reason rule); --enforce removes them again.
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
@@ -100,8 +101,11 @@ for hook in xdp tc-ingress tc-egress; do
 	a=$(hs_stats "$NS" "$DEV")
 	assert_eq "$(delta "$b" "$a" packets_dropped)" 0 "$hook observe: nothing dropped"
 	assert_eq "$(delta "$b" "$a" headers_observed)" 1 "$hook observe: the drop rule's line observed"
-	step "$hook observe: its event" "$PYTHON" "$E2E_DIR/events_check.py" --count 1 \
-		--want name=x-kill-switch --want action=observe <<<"$(hs_in "$NS" events "$DEV" --json)"
+	assert_eq "$(delta "$b" "$a" packets_observed)" 1 \
+		"$hook observe: the packet enforce mode drops counted as observed"
+	step "$hook observe: its event, with the reason enforce mode would drop it for" \
+		"$PYTHON" "$E2E_DIR/events_check.py" --count 1 --want name=x-kill-switch \
+		--want action=observe --want reason=rule <<<"$(hs_in "$NS" events "$DEV" --json)"
 	step "$hook: update --enforce" hs_in "$NS" update "$DEV" --headers "$LIST" --enforce
 	assert_no_match "$(hs_in "$NS" status "$DEV")" "MODE +OBSERVE" "$hook: status says enforce again"
 	step "$hook: detach" hs_in "$NS" detach "$DEV"
@@ -148,6 +152,21 @@ a=$(px_stats)
 assert_eq "$(delta "$b" "$a" headers_observed)" "$N_MASKED" "proxy observe: lines observed"
 assert_eq "$(delta "$b" "$a" headers_removed)" 0 "proxy observe: no line removed"
 assert_eq "$(delta "$b" "$a" removed_bytes)" 0 "proxy observe: no byte removed"
+# A drop rule's request under observe mode: sent, counted as observed, an
+# event with the reason.
+"$HDRSTRIP" events --cgroup "$CG" >/dev/null
+b=$(px_stats)
+step "proxy observe: a drop rule's request is answered" to_file "$WORK/resp" \
+	in_cg "$PYTHON" "$E2E_DIR/client.py" "$S4" "$PORT_NODE" -H "X-Kill-Switch: on" \
+	--save "$WORK/req"
+step "proxy observe: ... as sent" check_report --sent "$WORK/req" --report "$WORK/resp" --unmasked
+a=$(px_stats)
+assert_eq "$(delta "$b" "$a" packets_dropped)" 0 "proxy observe: nothing dropped"
+assert_eq "$(delta "$b" "$a" packets_observed)" 1 \
+	"proxy observe: the send enforce mode drops counted as observed"
+step "proxy observe: its event, with the reason" "$PYTHON" "$E2E_DIR/events_check.py" \
+	--count 1 --want name=x-kill-switch --want action=observe --want reason=rule \
+	<<<"$("$HDRSTRIP" events --cgroup "$CG" --json)"
 step "proxy: update --enforce" "$HDRSTRIP" update --cgroup "$CG" --headers "$LIST" --enforce
 b=$(px_stats)
 px_send --unmasked >/dev/null 2>&1 && fail "proxy enforce: the lines arrived as sent"

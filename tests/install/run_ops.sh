@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # 'make test-ops': the checker of the Prometheus format on its own, then the
-# tests that need a real attachment (root, network namespaces): metrics and
-# the service helper. Each test exits 0 pass, 1 fail, 77 skipped.
+# tests that need a real attachment (root, network namespaces): metrics, the
+# service helper, and the Debian packages installed and removed (make deb). Each test exits 0 pass, 1 fail, 77 skipped.
 set -uo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
 export HDRSTRIP=${HDRSTRIP:-$dir/../../build/hdrstrip}
@@ -22,5 +22,6 @@ run() { # NAME COMMAND...
 run promcheck-self-test python3 "$dir/promcheck.py" --self-test
 run test_metrics bash "$dir/test_metrics.sh"
 run test_service bash "$dir/test_service.sh"
+run test_deb bash "$dir/test_deb.sh"
 echo "ops: $pass passed, ${#failed[@]} failed, ${#skipped[@]} skipped"
 [ ${#failed[@]} -eq 0 ]

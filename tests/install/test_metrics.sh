@@ -64,7 +64,7 @@ fi
 # What the metrics say, against 'stats --json' and what was sent.
 step "metrics agree with stats --json and the traffic" "$PYTHON" - "$WORK/families.json" \
 	"$WORK/stats.json" "$SDEV" "$SNS" "$REPO_ROOT/include/hdrstrip/counters.h" \
-	"$("$HDRSTRIP" --version | awk '{ print $2 }')" <<'EOF'
+	"$("$HDRSTRIP" --version | awk 'NR == 1 { print $2 }')" <<'EOF'
 import json, re, sys
 fams = json.load(open(sys.argv[1]))
 stats = json.load(open(sys.argv[2]))
@@ -133,9 +133,46 @@ want = (b["http_requests"] - a["http_requests"]) / b["interval"]
 assert abs(b["rates"]["http_requests"] - want) < 1e-3 * max(1, want), (b, want)
 print("watch:", [round(r["rates"]["http_requests"], 1) for r in recs], "requests/s")
 EOF
+# The keys, in the order hdrstrip(8) lists them (its "counters": every
+# counter, in stats --json's order).
+"$PYTHON" "$HERE/mankeys.py" "$REPO_ROOT/man/hdrstrip.8" \
+	"each update prints one line per interface" >"$WORK/watch.keys" ||
+	fail "the man page lists no keys for stats --watch --json"
+step "stats --json, for its counters' order" to_file "$WORK/stats-order.json" hs_s stats "$SDEV" --json
+step "watch --json: the keys in the man page's order" "$PYTHON" - "$WORK/watch.jsonl" \
+	"$WORK/watch.keys" "$WORK/stats-order.json" <<'EOF'
+import json, sys
+rec = json.loads(open(sys.argv[1]).readline())
+stats = json.load(open(sys.argv[3]))[0]
+want = []
+for k in open(sys.argv[2]).read().split():
+    want += [c for c in stats if c not in ("dev", "per_header")] if k == "counters" else [k]
+assert list(rec) == want, "watch line %s, man page %s" % (list(rec), want)
+EOF
 step "stats --watch 0.2 --count 1 (text)" to_file "$WORK/watch.txt" hs_s stats --watch 0.2 --count 1
 assert_match "$(cat "$WORK/watch.txt")" "^$SDEV \\(xdp, tc-egress\\)" "watch text names the device and hooks"
 assert_match "$(cat "$WORK/watch.txt")" 'per second' "watch text shows rates"
+
+# By default an update shows the counters that changed; --all every one.
+(for i in $(seq 1 8); do get -H 'X-Internal-Auth: a' >/dev/null; sleep 0.15; done) &
+traffic=$!
+step "stats --watch 0.5 --count 2 (text, requests meanwhile)" \
+	to_file "$WORK/watch-changed.txt" hs_s stats "$SDEV" --watch 0.5 --count 2
+wait "$traffic" || true
+last=$(awk '/^hdrstrip stats, every/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
+	"$WORK/watch-changed.txt")
+assert_match "$last" "^  http_requests +[0-9]+ +[0-9.]+$" "watch: a counter that changed is shown"
+assert_no_match "$last" "^  fastopen_unfiltered " "watch: a counter that stayed still is not"
+assert_match "$last" "^  \\([0-9]+ counters unchanged; --all shows every one\\)$" \
+	"watch: how many were left out"
+step "stats --watch 0.2 --count 2 --all" to_file "$WORK/watch-all.txt" \
+	hs_s stats "$SDEV" --watch 0.2 --count 2 --all
+last=$(awk '/^hdrstrip stats, every/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
+	"$WORK/watch-all.txt")
+assert_eq "$(grep -cE '^  [a-z_]+ +[0-9]+ +[0-9.-]+$' <<<"$last")" \
+	"$(hs_s stats "$SDEV" --json | "$PYTHON" -c 'import json,sys; print(len(json.load(sys.stdin)[0]) - 1)')" \
+	"watch --all: every counter"
+expect_exit 2 "--all without --watch is bad usage" hs_s stats --all
 
 # Until interrupted: SIGINT ends it with status 0. nsenter execs hdrstrip,
 # so $! is hdrstrip itself.
@@ -296,6 +333,44 @@ assert all("dev" in d and "packets" in d for d in got), got
 else
 	log "no C compiler ($(head -1 "$WORK/cc.err" 2>/dev/null)): the failed-read case not checked"
 fi
+
+# ---- deploy/: the dashboard and the rules read what hdrstrip emits ----
+# The families of a real scrape: stats --prometheus here, and the agent's
+# own on its /metrics (an agent in the server's namespace, its one section
+# an interface that is not there).
+printf '[attach hsnone%s]\nheaders = %s\n' "$$" "$WORK/list.txt" >"$WORK/agent.conf"
+MPORT=$(in_s "$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+nsenter --net="/run/netns/$SNS" "$HDRSTRIP" run --config "$WORK/agent.conf" \
+	--metrics-listen "127.0.0.1:$MPORT" >"$WORK/agent.log" 2>&1 &
+apid=$!
+E2E_PIDS+=("$apid")
+poll_until 5 in_s curl -sf -o "$WORK/agent.prom" "http://127.0.0.1:$MPORT/metrics" ||
+	fail "the agent's /metrics: $(tail -3 "$WORK/agent.log")"
+kill -TERM "$apid"
+wait "$apid" || true
+cat "$WORK/metrics.prom" "$WORK/agent.prom" | sed -n 's/^# TYPE \([^ ]*\) .*/\1/p' | sort -u \
+	>"$WORK/families.txt"
+# Every counter of the table is a family of the scrape (the list is the
+# code's, not a copy).
+cat >"$WORK/ctr.c" <<'EOF'
+#include <stdio.h>
+#include <hdrstrip/counters.h>
+int main(void)
+{
+	for (unsigned int k = 0; k < HS_N_COUNTERS; k++)
+		printf("hdrstrip_%s_total\n", hs_counter_info[k].name);
+	return 0;
+}
+EOF
+cc -I"$REPO_ROOT/include" -o "$WORK/ctr" "$WORK/ctr.c" || fail "the counter table's probe"
+missing=$("$WORK/ctr" | sort | comm -23 - "$WORK/families.txt" | tr '\n' ' ')
+assert_eq "$missing" "" "every counter of include/hdrstrip/counters.h is a family of the scrape"
+assert_match "$(cat "$WORK/families.txt")" "^hdrstrip_agent_reload_failures_total$" \
+	"the agent's families are in the list"
+step "the dashboard's and the rules' metrics are families hdrstrip emits" \
+	"$PYTHON" "$HERE/check_queries.py" --names "$WORK/families.txt" \
+	--dashboard "$REPO_ROOT/deploy/grafana/hdrstrip.json" \
+	--rules "$REPO_ROOT/deploy/prometheus/hdrstrip-rules.yml"
 
 step "detach $SDEV" hs_s detach "$SDEV"
 [ ! -e "$BPFFS_ROOT/$SDEV" ] || fail "pins of $SDEV left after detach"

@@ -86,7 +86,11 @@ sed -i '/^MODE=/d' "$WORK/dev.conf"
 
 # textfile: every device's metrics for node_exporter, replaced whole.
 mkdir "$WORK/textfile"
-step "textfile" "$SVC" -n "$SNS" textfile "$WORK/textfile"
+# With the textfile unit's capabilities.
+TCAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$REPO_ROOT/packaging/hdrstrip-textfile.service")
+[ -n "$TCAPS" ] || fail "the textfile unit has no CapabilityBoundingSet"
+TBOUND=-all$(for c in $TCAPS; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+step "textfile" setpriv --bounding-set="$TBOUND" "$SVC" -n "$SNS" textfile "$WORK/textfile"
 assert_eq "$(ls -A "$WORK/textfile")" hdrstrip.prom "textfile: one file, no temporary left"
 step "textfile: Prometheus text format" "$PYTHON" "$REPO_ROOT/tests/install/promcheck.py" \
 	"$WORK/textfile/hdrstrip.prom"

@@ -272,10 +272,10 @@ static void test_non_token_names_warn(void **state)
 	assert_int_equal(n_warnings, 2);
 	assert_string_equal(
 		warnings[0],
-		"test.list:2: header name \"Referer...\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+		"test.list:2: header name \"Referer[sic]\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
 	assert_string_equal(
 		warnings[1],
-		"test.list:4: header name \"x...\" is not an RFC 9110 token ('\"' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+		"test.list:4: header name \"x\\\"q\\\"\" is not an RFC 9110 token ('\"' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
 	assert_int_equal(l.names[0].non_token, 0);
 	assert_int_equal(l.names[1].non_token, 1);
 	assert_int_equal(l.names[2].non_token, 0);
@@ -287,6 +287,49 @@ static void test_non_token_names_warn(void **state)
 	/* Without a callback the same list parses silently. */
 	parse_ok(text, -1, &l);
 	assert_int_equal(l.n, 4);
+	hs_list_free(&l);
+
+	/* The name whole, up to 40 bytes; never what follows an '=' (a
+	 * KEY=VALUE line of a file given as a list by mistake). */
+	n_warnings = 0;
+	text = "x-{abcdefghijklmnopqrstuvwxyz0123456789}-tail\nAPI_KEY=[s3cret]\n";
+	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
+	assert_int_equal(n_warnings, 2);
+	assert_string_equal(
+		warnings[0],
+		"test.list:1: header name \"x-{abcdefghijklmnopqrstuvwxyz0123456789}...\" is not an RFC 9110 token ('{' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_string_equal(
+		warnings[1],
+		"test.list:2: header name \"API_KEY...\" is not an RFC 9110 token ('=' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written");
+	assert_null(strstr(warnings[1], "s3cret"));
+	hs_list_free(&l);
+}
+
+/* A '*' inside a name is a byte of it (a token character), not a
+ * wildcard: the list says so, and the rule matches that byte only. */
+static void test_inner_star_warns(void **state)
+{
+	struct hs_list_opts o;
+	struct hs_err err;
+	struct hs_list l;
+	const char *text = "x-*-auth\nx-a*\nx-**\nx-ok\n";
+
+	(void)state;
+	hs_list_opts_default(&o);
+	o.warn = collect_warning;
+	n_warnings = 0;
+	assert_int_equal(hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, &l, &err), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(n_warnings, 2);
+	assert_string_equal(
+		warnings[0],
+		"test.list:1: header name \"x-*-auth\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)");
+	assert_string_equal(
+		warnings[1],
+		"test.list:3: header name \"x-**\" has a '*' before its end: it is matched as that byte (only a '*' at the end makes a prefix rule; there are no wildcards inside a name)");
+	expect_name(&l, 0, "x-*-auth", "x-*-auth", 0, HS_ACT_MASK, 1);
+	expect_name(&l, 1, "x-a", "x-a*", 1, HS_ACT_MASK, 2);
+	expect_name(&l, 2, "x-*", "x-**", 1, HS_ACT_MASK, 3);
 	hs_list_free(&l);
 }
 
@@ -387,11 +430,11 @@ static void test_error_invalid_character(void **state)
 	(void)state;
 	expect_error(
 		"x-ok\nx bad\n",
-		"test.list:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 	/* A tab is named as a tab. */
 	expect_error(
 		"x\tbad\n",
-		"test.list:1: invalid character '\\x09' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character '\\x09' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 	/* Three words: the third is a direction, and shown only when it is
 	 * a misspelt one (test_error_direction). */
 	expect_error(
@@ -416,13 +459,13 @@ static void test_error_no_secrets(void **state)
 		     "test.list:1: invalid character ':' in header name \"root...\"");
 	expect_error(
 		"password hunter2\n",
-		"test.list:1: invalid character ' ' in header name \"password...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"password...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"x-ok\nAPI_KEY=s3cr3t-value with-space\n",
-		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:2: invalid character ' ' in header name \"API_KEY...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 	expect_error(
 		"-----BEGIN OPENSSH PRIVATE KEY-----\n",
-		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"-----BEGIN...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 	/* 200 bytes of token: a key, not a name. */
 	expect_error(
 		"c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
@@ -480,17 +523,51 @@ static void test_error_unknown_action(void **state)
 	(void)state;
 	expect_error(
 		"x-foo maks\n",
-		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop', 'observe' or 'reject')");
 	expect_error(
 		"x-a\n\nx-foo  Dorp  # typo\n",
-		"test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:3: unknown action \"Dorp\" for header name \"x-foo\" (expected 'mask', 'drop', 'observe' or 'reject')");
 	expect_error(
 		"x-foo drp\n",
-		"test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"drp\" for header name \"x-foo\" (expected 'mask', 'drop', 'observe' or 'reject')");
 	/* A word nowhere near an action: the name has a space in it. */
 	expect_error(
 		"x-foo dropped\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
+}
+
+/* The hints that name the actions and directions name every one of their
+ * tables (issue 36: observe was missing), each once, in the table's order. */
+static void test_error_hints_from_tables(void **state)
+{
+	static const char *const texts[] = { "x-foo maks\n", "x bad\n" };
+	struct hs_err err;
+	struct hs_list l;
+
+	(void)state;
+	for (size_t k = 0; k < HS_ARRAY_SIZE(texts); k++) {
+		const char *at;
+
+		assert_int_equal(
+			hs_list_parse(texts[k], strlen(texts[k]), TEST_LIST_PATH, NULL, &l, &err),
+			-EINVAL);
+		at = err.msg;
+		for (int a = 0; a < HS_ACT_MAX; a++) {
+			char w[32];
+
+			snprintf(w, sizeof(w), "'%s'", hs_action_names[a]);
+			at = strstr(at, w);
+			assert_non_null(at);
+		}
+		if (k == 1)
+			for (int d = HS_DIRSET_REQUEST; d < HS_DIRSET_MAX; d++) {
+				char w[32];
+
+				snprintf(w, sizeof(w), "'%s'", hs_dir_set_names[d]);
+				at = strstr(at, w);
+				assert_non_null(at);
+			}
+	}
 }
 
 /* Direction words: misspelt ones are named, other words are not (they may
@@ -510,7 +587,7 @@ static void test_error_direction(void **state)
 	/* A misspelt action before a direction is still the action's error. */
 	expect_error(
 		"x-foo maks response\n",
-		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask' or 'drop')");
+		"test.list:1: unknown action \"maks\" for header name \"x-foo\" (expected 'mask', 'drop', 'observe' or 'reject')");
 	/* An unknown third word, not shown. */
 	expect_error(
 		"x-foo mask s3cr3t\n",
@@ -531,7 +608,7 @@ static void test_error_direction(void **state)
 	/* A second word far from any word: the name has a space in it. */
 	expect_error(
 		"x-foo responsible\n",
-		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')");
+		"test.list:1: invalid character ' ' in header name \"x-foo...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')");
 }
 
 static void test_error_duplicate(void **state)
@@ -661,7 +738,7 @@ static void test_load_file(void **state)
 	assert_int_equal(err.bad_input, 1);
 	snprintf(
 		msg, sizeof(msg),
-		"%s:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask' or 'drop', and a direction, 'request', 'response' or 'both')",
+		"%s:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')",
 		path);
 	assert_string_equal(err.msg, msg);
 	close(fd);
@@ -708,12 +785,14 @@ int main(void)
 		cmocka_unit_test(test_directions_disjoint_duplicates),
 		cmocka_unit_test(test_fold_underscore_directive_and_option),
 		cmocka_unit_test(test_non_token_names_warn),
+		cmocka_unit_test(test_inner_star_warns),
 		cmocka_unit_test(test_name_length_limit),
 		cmocka_unit_test(test_name_length_not_narrowed),
 		cmocka_unit_test(test_name_count_limit),
 		cmocka_unit_test(test_error_invalid_character),
 		cmocka_unit_test(test_error_nul_byte),
 		cmocka_unit_test(test_error_no_secrets),
+		cmocka_unit_test(test_error_hints_from_tables),
 		cmocka_unit_test(test_load_symlink_loop_and_permission),
 		cmocka_unit_test(test_error_unknown_action),
 		cmocka_unit_test(test_error_direction),
