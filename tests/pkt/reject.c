@@ -155,7 +155,8 @@ static const struct reject_case cases[] = {
 		     .http_requests = 1,
 		     .headers_seen = 2,
 		     .headers_matched = 1,
-		     .headers_observed = 1 } },
+		     .headers_observed = 1,
+		     .packets_observed = 1 } },
 };
 
 static int run_case(struct th *h, const struct reject_case *c, const struct hs_trie *t)
