@@ -38,6 +38,15 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
 	return hs_bytes_below(w, 0x21) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
 }
 
+/* Where a name's run of bytes stops: at its colon, or at a byte that is
+ * no plain name byte (a blank, a line end, any byte outside 0x21-0x7e,
+ * which makes a line odd: hs_odd_name_byte()). */
+HS_INLINE __u64 hs_name_stop(__u64 w)
+{
+	return hs_bytes_below(w, 0x21) | (w & HS_HIGHS) | hs_bytes_eq(w, 0x7f) |
+	       hs_bytes_eq(w, ':');
+}
+
 /* Where a word of a request target (@target), of a kept line's rest
  * (@skip) or of a masked line stops the word search (hs_step_word). */
 HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
@@ -45,6 +54,33 @@ HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
 	return target ? hs_target_stop(w)
 	       : skip ? hs_bytes_below(w, 0x0e)
 		      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+}
+
+/*
+ * A kept name's rest (SKIP with HS_SF_NAME_REST), the eight bytes @w at
+ * @pos: up to its colon, or up to the first byte that makes the line odd
+ * (a line end too). Returns the index (1-7) of the byte it ended at, from
+ * which the word is a kept line's rest (every byte that search stops at
+ * stops this one, so the lowest stop there is exact); 8 when the word is
+ * all name (consumed); 9 when its first byte needs the byte-wise step. In
+ * BPF a function of its own (HS_SUBPROG), checked once.
+ */
+HS_SUBPROG int hs_name_rest_word(struct hs_scan *s, __u64 w, __u32 pos)
+{
+	__u64 ns = hs_name_stop(w);
+	__u32 j;
+
+	if (!s)
+		return 9;
+	if (!ns) {
+		s->pos = hs_off(pos + 8);
+		return 8;
+	}
+	j = hs_first_byte(ns) & 7;
+	if (!j)
+		return 9;
+	hs_name_rest_end(s, !((hs_bytes_eq(w, ':') >> (8 * j)) & 0x80), pos + j);
+	return (int)j;
 }
 
 /*
@@ -65,6 +101,15 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	 * byte that is no line end as the rest of the line, as the word would
 	 * have. */
 	stop = hs_word_stop(w, target, skip);
+	if (skip && (s->st.flags & HS_SF_NAME_REST)) {
+		/* A kept name's rest (hs_name_rest_word()), then the line's
+		 * rest from where it ended, in the same step. */
+		__u32 j = (__u32)hs_name_rest_word(s, w, pos);
+
+		if (j >= 8)
+			return j == 8;
+		stop &= ~hs_byte_mask(j);
+	}
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
 	if (!k)
 		return 0;
@@ -153,8 +198,9 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
  */
 HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 pos)
 {
-	/* A name's run ends where a target would, or at the colon. */
-	__u64 stop = hs_target_stop(w) | hs_bytes_eq(w, ':');
+	/* A name's run ends at its colon, or where the byte-wise steps are
+	 * needed: blanks, line ends, and the bytes that make a line odd. */
+	__u64 stop = hs_name_stop(w);
 	__u32 k = stop ? hs_first_byte(stop) & 7 : 8, used = 0, col;
 	__u8 fc;
 
@@ -167,7 +213,7 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
 		fc = hs_framing_step8(fc, w, used, col);
 	s->st.fcand = fc;
 	if (s->st.tstate == HS_TRIE_DEAD && !fc && !(s->st.flags & HS_SF_PREMASKED))
-		s->st.phase = HS_PH_SKIP;
+		hs_skip_name(s);
 	s->pos = hs_off(pos + used);
 	return 1;
 }
@@ -184,7 +230,7 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
  */
 HS_INLINE int hs_name_byte_plain(__u8 b)
 {
-	return !hs_is_eol(b) && !hs_is_blank(b) && b != ':';
+	return !hs_odd_name_byte(b) && b != ':';
 }
 
 #define HS_FAST_NAME_BYTES 4
@@ -236,6 +282,8 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		s->pos = hs_off(pos + eol + HS_FAST_NAME_BYTES);
 		return 1;
 	}
+	/* A kept name: its rest is checked up to the colon (hs_skip_name()). */
+	hs_skip_name(s);
 	s->pos = hs_off(pos + eol + i + 1);
 	s->run_at = s->pos; /* a new kept line's rest */
 	return 1;
