@@ -52,8 +52,10 @@
  * Content-Length or Transfer-Encoding after such a line (an "odd" line,
  * HS_CN_ODD_LINE), which Python never sees, is ambiguous framing: the body
  * is Python's next request. One before it is read by every parser that
- * takes the request. An odd line that is masked keeps no odd name (its
- * filler is a field line), but one without a colon has none still.
+ * takes the request. What counts is the line as it goes out: a masked one
+ * is a field line (its filler's colon sits where its own was, or after the
+ * filler name's ten bytes), but for a name alone no longer than the
+ * filler name, whose filler has no colon either.
  *
  * Requests follow each other by HTTP/1.1 framing: Content-Length bytes of
  * body, or chunks (whose trailer fields are scanned like headers), or none.

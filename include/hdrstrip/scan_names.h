@@ -352,9 +352,11 @@ HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b,
 		r = HS_STEP_MATCH;
 		v = 0;
 	}
-	/* No colon: no field line to Python's http.client, kept or masked
-	 * (its filler has no colon either); a removed one is gone. */
-	if (!v || !hs_removes(s))
+	/* No colon: no field line to Python's http.client when kept, or when
+	 * masked no longer than the filler name (the filler has no colon then
+	 * either: hs_start_mask()); a removed one is gone. */
+	if ((!v && !(s->st.flags & HS_SF_PREMASKED)) ||
+	    (!hs_removes(s) && hs_col(s, pos) <= HS_FILL_NAME_LEN))
 		hs_odd_line(s);
 	if (!v) {
 		if (s->st.flags & HS_SF_PREMASKED) {

@@ -55,10 +55,10 @@
  *    everything; under pass, the rest is read line by line;
  *  - a line of a header block that Python's header parser stops at (one
  *    that is no continuation line and has no colon, or a byte outside
- *    0x21-0x7e before its first colon), kept as it came (a masked line with
- *    a colon is filler, read by everyone; masked without one, it has none
- *    still), makes a Content-Length or Transfer-Encoding field after it in
- *    the same block a conflict;
+ *    0x21-0x7e before its first colon), as it goes out (a masked line is
+ *    filler, a field line to everyone but when it is a name alone no longer
+ *    than the filler name: it has no colon then), makes a Content-Length or
+ *    Transfer-Encoding field after it in the same block a conflict;
  *  - a body: that many bytes, or chunks (hex size, extensions, exactly CRLF
  *    after the data, trailer fields read like header fields); a body on a
  *    request whose method (any case) is GET, HEAD, DELETE, OPTIONS or
@@ -728,8 +728,8 @@ static void step_field_line(struct ref *s)
 
 	if (!colon) {
 		/* A name alone: a field with an empty value to nginx; no field
-		 * to Python, kept or masked (the filler has no colon either). */
-		s->odd |= stops;
+		 * to Python, kept, or masked into a filler as short (which has
+		 * no colon either; a longer one has). */
 		for (nend = ln.len; nend > i && blank(name[nend - 1 - i]); nend--)
 			;
 		rule = ln.eol_len ? match(s->l, name, nend - i) : -1;
@@ -740,6 +740,7 @@ static void step_field_line(struct ref *s)
 			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
 			s->prev_masked = 1;
 		}
+		s->odd |= !cont && py_stops(c, ln.len);
 		return;
 	}
 	for (nend = colon_at; nend > i && blank(name[nend - 1 - i]); nend--)
