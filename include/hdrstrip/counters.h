@@ -34,7 +34,8 @@
 	X(responses_dropped, "Packets dropped because a drop rule matched a response field.")      \
 	X(responses_unframed,                                                                      \
 	  "Responses whose body length depends on a request method not known here (no hook "       \
-	  "saw the request), and interim responses other than 100: the rest of the connection "    \
+	  "saw the request, or it came after the answer to a request with a body its method "      \
+	  "has no use for), and interim responses other than 100: the rest of the connection "     \
 	  "checked line by line.")                                                                 \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped, "Packets dropped, by a drop rule or by the on-error policy.")           \

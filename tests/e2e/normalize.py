@@ -740,6 +740,37 @@ def oversize(t):
     c.responses(1, DROP_WAIT)
 
 
+def body_in_one_segment(t, method):
+    """@method /big with a body of some 65,500 bytes, its first 65,433 in one
+    65,495-byte segment (past the 64 KiB scan window; the rest never sent).
+    Returns whether it was acknowledged."""
+    c = t.conn(mss=65495)
+    if not c:
+        return None
+    head = b"%s /big HTTP/1.1\r\nHost: %s\r\nContent-Length: " % (method, t.host)
+    n = 65495 - len(head) - len(b"65000\r\n\r\n")
+    data = head + b"%d\r\n\r\n" % (n + 100) + b"b" * n
+    assert len(data) == 65495
+    ok = c.send(data, timeout=1.0 if method == b"POST" else DROP_WAIT)
+    c.responses(1, 1.0 if ok else DROP_WAIT)
+    return ok
+
+
+@case("oversize-get-body", 14, "a GET whose body runs past the 64 KiB window in one segment: "
+      "checked line by line, it cannot be scanned to its end: --on-error (dropped)",
+      group="big", counters={"oversize": 1, "bodies_unframed": 1, "packets_dropped": 1})
+def oversize_get_body(t):
+    if body_in_one_segment(t, b"GET"):
+        t.problem("the oversized segment was acknowledged (not dropped)")
+
+
+@case("oversize-post-body", 14, "the same with POST: the body's rest past the window is body, "
+      "passed", group="big", counters={"oversize": 0, "packets_dropped": 0})
+def oversize_post_body(t):
+    if not body_in_one_segment(t, b"POST"):
+        t.problem("the segment was not acknowledged (DROP)")
+
+
 # Driven by test_normalize.sh itself; it records the result ('record').
 @case("xdp-mtu-attach", 7, "XDP attach at MTU 65535: succeeds, falling back to skb mode with a note",
       group="shell", origins=())

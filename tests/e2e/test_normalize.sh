@@ -139,7 +139,8 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
 
 	# Class 7 at MTU 65535.
-	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6; then
+	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6 ||
+		wanted oversize-get-body || wanted oversize-post-body; then
 		big_frames on
 		rc=0
 		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" 2>&1) ||
