@@ -43,8 +43,9 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
  * which makes a line odd: hs_odd_name_byte()). */
 HS_INLINE __u64 hs_name_stop(__u64 w)
 {
-	return hs_bytes_below(w, 0x21) | (w & HS_HIGHS) | hs_bytes_eq(w, 0x7f) |
-	       hs_bytes_eq(w, ':');
+	/* Above 0x7e: the top bit in the byte, or in the byte plus one (a
+	 * carry from a byte 0xff below shows only above a stop already). */
+	return hs_bytes_below(w, 0x21) | ((w | (w + HS_ONES)) & HS_HIGHS) | hs_bytes_eq(w, ':');
 }
 
 /* Where a word of a request target (@target), of a kept line's rest
@@ -58,29 +59,36 @@ HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
 
 /*
  * A kept name's rest (SKIP with HS_SF_NAME_REST), the eight bytes @w at
- * @pos: up to its colon, or up to the first byte that makes the line odd
- * (a line end too). Returns the index (1-7) of the byte it ended at, from
- * which the word is a kept line's rest (every byte that search stops at
- * stops this one, so the lowest stop there is exact); 8 when the word is
- * all name (consumed); 9 when its first byte needs the byte-wise step. In
- * BPF a function of its own (HS_SUBPROG), checked once.
+ * @pos and (@have2) the eight after them, @w2: up to its colon, or up to
+ * the first byte that makes the line odd (a line end too). Returns the
+ * index (0-15) of the byte it ended at, from which the words are a kept
+ * line's rest (every byte that search stops at stops this one, so the
+ * lowest stop there is exact), or 16 when the words are all name
+ * (consumed). In BPF a function of its own (HS_SUBPROG), checked once.
  */
-HS_SUBPROG int hs_name_rest_word(struct hs_scan *s, __u64 w, __u32 pos)
+HS_SUBPROG int hs_name_rest_word(struct hs_scan *s, __u64 w, __u64 w2, int have2, __u32 pos)
 {
 	__u64 ns = hs_name_stop(w);
-	__u32 j;
+	__u32 j = 0;
 
 	if (!s)
-		return 9;
+		return 16;
 	if (!ns) {
-		s->pos = hs_off(pos + 8);
-		return 8;
+		if (!have2) {
+			s->pos = hs_off(pos + 8);
+			return 16;
+		}
+		ns = hs_name_stop(w2);
+		if (!ns) {
+			s->pos = hs_off(pos + 16);
+			return 16;
+		}
+		w = w2;
+		j = 8;
 	}
-	j = hs_first_byte(ns) & 7;
-	if (!j)
-		return 9;
-	hs_name_rest_end(s, !((hs_bytes_eq(w, ':') >> (8 * j)) & 0x80), pos + j);
-	return (int)j;
+	j += hs_first_byte(ns) & 7;
+	hs_name_rest_end(s, (__u8)(w >> (8 * (j & 7))) != ':', pos + j);
+	return (int)(j & 15);
 }
 
 /*
@@ -95,32 +103,54 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	int target = s->st.phase == HS_PH_REQ_TARGET, skip = s->st.phase == HS_PH_SKIP;
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
+	int first = 0; /* the words loop's first round (below) */
 
 	/* A kept line's rest stops at any byte below 0x0e (three operations
 	 * where CR and LF take eight): the byte-wise step takes a control
 	 * byte that is no line end as the rest of the line, as the word would
 	 * have. */
 	stop = hs_word_stop(w, target, skip);
-	if (skip && (s->st.flags & HS_SF_NAME_REST)) {
-		/* A kept name's rest (hs_name_rest_word()), then the line's
-		 * rest from where it ended, in the same step. */
-		__u32 j = (__u32)hs_name_rest_word(s, w, pos);
-
-		if (j >= 8)
-			return j == 8;
-		stop &= ~hs_byte_mask(j);
-	}
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
+	if (skip && (s->st.flags & HS_SF_NAME_REST)) {
+		/* A kept name's rest (hs_name_rest_word()), two words of it,
+		 * then the line's rest from where it ended, in the same step. */
+		__u64 w2 = 0;
+		int have2 = 0;
+		__u32 j;
+
+		if (pos + 16 <= s->end && p + 16 <= data_end) {
+			w2 = hs_load64(p + 8);
+			have2 = 1;
+		}
+		j = (__u32)hs_name_rest_word(s, w, w2, have2, pos);
+		if (j >= 16)
+			return 1;
+		if (j >= 8) {
+			/* Ended in the second word: on from there, the words
+			 * after it a round fewer (the last one's end stays where
+			 * the verifier bounds an offset from @p: HS_SKIP_WORDS). */
+			stop = hs_word_stop(w2, 0, 1) & ~hs_byte_mask(j - 8);
+			if (stop) {
+				s->pos = hs_off(pos + 8 + (hs_first_byte(stop) & 7));
+				return 1;
+			}
+			k = 16;
+			first = 1;
+		} else {
+			stop &= ~hs_byte_mask(j);
+			k = stop ? hs_first_byte(stop) & 7 : 8;
+		}
+	}
 	if (!k)
 		return 0;
-	if (k == 8 &&
+	if (k >= 8 &&
 	    (s->st.phase == HS_PH_SKIP || target || (s->st.phase == HS_PH_MASK && hs_removes(s)))) {
 		/* A long value or target (or a line being removed, which
 		 * nothing rewrites): a few more words in this step, two a
 		 * bound check (the check was the search's costliest line). */
 		int i;
 
-		for (i = 0; i < (HS_SKIP_WORDS - 1) / 2; i++) {
+		for (i = first; i < (HS_SKIP_WORDS - 1) / 2; i++) {
 			__u64 w2;
 
 			if (pos + k + 16 > s->end || p + k + 16 > data_end)
