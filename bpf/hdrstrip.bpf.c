@@ -77,7 +77,9 @@ struct scratch {
 	__u32 s_flags;
 	__u32 s_mss; /* the packet's pieces' length (its gso_size, or all of it) */
 	__u32 why; /* enum hs_ev_reason of a drop (HS_EVR_ON_ERROR unless said) */
-	__u32 conflicts; /* ambiguous framings a segment's scans went on past */
+	/* ambiguous framings (and HTTP/2 prefaces) a segment's scans went on
+	 * past */
+	__u32 conflicts;
 	__u32 redrop; /* the segment retransmits one a drop rule dropped (flow.h) */
 	struct hs_event ev; /* the template of this packet's events */
 	/* The segment's matches; for one that may retransmit a dropped one,
@@ -247,7 +249,7 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 		else
 			scan_piece_tc(ctx, sc, t);
 		count_scan(sc->m.hold ? &sc->pend : cnt, &sc->s, 0, 1);
-		sc->conflicts += sc->s.conflicts;
+		sc->conflicts += sc->s.conflicts + sc->s.h2c;
 		cnt->split_names += sc->s.premasked;
 		sc->csum_acc += sc->s.csum_acc;
 		phase = sc->s.st.phase;
@@ -508,7 +510,8 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		sc->p_r = r;
 		r = xdp ? scan_pieces_xdp(ctx, sc, f, t, cnt) : scan_pieces_tc(ctx, sc, f, t, cnt);
 	}
-	/* Ambiguous framing the drop policy would have stopped at. */
+	/* Ambiguous framing (or an HTTP/2 preface) the drop policy would
+	 * have stopped at. */
 	if (cfg->observe && policy_drops(cfg) && sc->conflicts)
 		observed_drop(sc, cnt, HS_EVR_ON_ERROR);
 	if (r == HS_SEG_POLICY && (cfg->on_error == HS_POLICY_PASS || cfg->observe)) {

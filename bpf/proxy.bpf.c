@@ -520,8 +520,9 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 		return msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 	/* Observe mode: a drop rule matched (its lines' events say so). */
 	cnt->packets_observed += sc->m.obs_drop;
-	/* Ambiguous framing the drop policy would have stopped at. */
-	if (cfg->observe && policy_drops(cfg) && sc->s.conflicts)
+	/* Ambiguous framing (or an HTTP/2 preface) the drop policy would
+	 * have stopped at. */
+	if (cfg->observe && policy_drops(cfg) && (sc->s.conflicts || sc->s.h2c))
 		msg_drop(sc, cfg, cnt, HS_EVR_ON_ERROR);
 	if (!sc->done)
 		return give_up(msg, ss, sc, cfg, cnt);

@@ -237,6 +237,8 @@ static __always_inline void count_scan(struct hs_counters *cnt, const struct hs_
 	cnt->framing_invalid += s->framing_invalid;
 	cnt->desync += s->desync;
 	cnt->framing_conflict += s->conflicts;
+	cnt->h2c_preface += s->h2c;
+	cnt->bodies_unframed += s->bodies_unframed;
 	cnt->non_http += s->st.phase == HS_PH_NOT_HTTP;
 }
 

@@ -116,7 +116,12 @@ unsigned int hs_lookup(const hs_matcher *m, const char *name, size_t len,
 /* What hs_mask_headers found. */
 enum hs_mask_status {
 	/* The header block ended; the body (or the next request) starts at
-	 * result.end. */
+	 * result.end. A body on a request whose method defines no use for
+	 * one (GET, HEAD, DELETE, OPTIONS, TRACE) is read as the next
+	 * request by some origins (Python's SimpleHTTPRequestHandler) and
+	 * skipped by others: mask it as requests too (call again at
+	 * result.end), or refuse such a request, as the kernel checks it
+	 * line by line. */
 	HS_MASK_DONE = 0,
 	/* The buffer ended inside the header block (or the block is longer
 	 * than HS_MASK_MAX_BYTES): its complete lines are masked, a line cut
@@ -131,9 +136,12 @@ enum hs_mask_status {
 	HS_MASK_NOT_HTTP = 3,
 	/* The request's framing could be read two ways by servers (two
 	 * Content-Length values, Content-Length with Transfer-Encoding, a
-	 * framing field with odd bytes around its name): the scan stopped at
-	 * that line, and the lines after it were not looked at. Refuse the
-	 * request (400), as the kernel's default on-error policy does. */
+	 * framing field with odd bytes around its name, or after a line
+	 * Python's header parser stops reading fields at), or the buffer
+	 * starts with HTTP/2's connection preface (h2c, which this does not
+	 * parse): the scan stopped there, and the lines after it were not
+	 * looked at. Refuse the request (400), as the kernel's default
+	 * on-error policy does. */
 	HS_MASK_AMBIGUOUS = 4,
 };
 

@@ -36,7 +36,8 @@
 	X(responses_dropped, "Packets dropped because a drop rule matched a response field.")      \
 	X(responses_unframed,                                                                      \
 	  "Responses whose body length depends on a request method not known here (no hook "       \
-	  "saw the request), and interim responses other than 100: the rest of the connection "    \
+	  "saw the request, or it came after the answer to a request with a body its method "      \
+	  "has no use for), and interim responses other than 100: the rest of the connection "     \
 	  "checked line by line.")                                                                 \
 	X(packets_modified, "Packets that left with masked bytes.")                                \
 	X(packets_dropped,                                                                         \
@@ -67,6 +68,14 @@
 	X(framing_conflict, "Requests whose body framing servers could read two ways.")            \
 	X(framing_invalid, "Content-Length values that are not numbers.")                          \
 	X(desync, "Places where a request should start and something else does.")                  \
+	X(h2c_preface,                                                                             \
+	  "HTTP/2 connection prefaces (h2c with prior knowledge) where a request starts: the "     \
+	  "on-error policy decided (pass lets a connection that starts with one through "          \
+	  "unscanned).")                                                                           \
+	X(bodies_unframed,                                                                         \
+	  "Requests with a body their method defines no use for (GET, HEAD, DELETE, OPTIONS, "     \
+	  "TRACE), which origins read as their next request or skip: the connection checked "      \
+	  "line by line from that body on.")                                                       \
 	X(flows_new, "Connections the programs started tracking.")                                 \
 	X(flows_closed, "Tracked connections seen to end (FIN or RST).")                           \
 	X(untracked, "Segments of connections without state (older than the attach, or evicted).") \

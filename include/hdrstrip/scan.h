@@ -21,8 +21,16 @@
  *    between words, HTTP/0.9's two words); a first line that is no such
  *    request line is checked line by line with the rest of the connection,
  *    unless it is certainly another protocol (a TLS record), which no
- *    HTTP/1.x server reads on (HTTP/2's preface reads as a request line,
- *    and what follows it line by line);
+ *    HTTP/1.x server reads on;
+ *  - HTTP/2's connection preface where a request starts (the method PRI
+ *    and a version "HTTP/2": h2c with prior knowledge) is no HTTP/1.x:
+ *    binary frames follow, whose fields an h2c origin reads (node's
+ *    http2.createServer, nginx's "listen ... http2") and no line reading
+ *    parses. It stops the scan (HS_PH_HALT) for the caller's policy; under
+ *    pass (HS_OPT_CONFLICT_GO_ON) a connection that starts with it is
+ *    passed untouched, as one that starts with a TLS record is
+ *    (HS_PH_NOT_HTTP), and after a request, where no HTTP/2 server reads a
+ *    preface, it is a line that starts no request (scan_reqline.h);
  *  - a line that is a name and nothing else (no colon) is a field with an
  *    empty value to nginx: a listed one is masked too.
  * The header block ends only where every such parser agrees it ends: an
@@ -32,16 +40,39 @@
  * ends the block at (node's lenient parser: LF CR and another byte) would
  * start its body earlier.
  *
+ * Some parsers stop reading fields early. Python's http.client (which
+ * http.server uses too) reads every line up to the empty one, but takes
+ * fields only up to the first line that its email parser does not read as
+ * one: a line that is no continuation line (SP or HTAB first) and has no
+ * colon, or a byte outside 0x21-0x7e before its first colon (a blank
+ * before the colon or inside the name, VT or another blank first, a control
+ * byte, DEL, a byte >= 0x80). The rest of the block is no field to it.
+ * nginx skips such a line (bytes >= 0x80, no colon) and reads on; node
+ * refuses the request (measured: tests/e2e/normalize.py, class 15). So a
+ * Content-Length or Transfer-Encoding after such a line (an "odd" line,
+ * HS_CN_ODD_LINE), which Python never sees, is ambiguous framing: the body
+ * is Python's next request. One before it is read by every parser that
+ * takes the request. What counts is the line as it goes out: a masked one
+ * is a field line (its filler's colon sits where its own was, or after the
+ * filler name's ten bytes), but for a name alone no longer than the
+ * filler name, whose filler has no colon either.
+ *
  * Requests follow each other by HTTP/1.1 framing: Content-Length bytes of
  * body, or chunks (whose trailer fields are scanned like headers), or none.
  * Framing that servers could read two ways (two lengths, a length and
  * chunked, a bad chunk size, a framing field with odd bytes around its
- * name, an ambiguous end of the block) stops the scan in HS_PH_HALT for the
- * caller's policy. After CONNECT or an Upgrade, and after bytes that do not
- * start a request where one should start, the connection is scanned line
- * by line with no framing (untracked mode): every line that looks like an
- * internal field is masked. So is a connection first seen mid-way
- * (hs_stream_untrack() from its first byte: flow.h).
+ * name or after an odd line, an ambiguous end of the block) stops the scan
+ * in HS_PH_HALT for the caller's policy. A body on a request whose method
+ * defines no use for one (GET, HEAD, DELETE, OPTIONS, TRACE, in any case)
+ * is read two ways too: Python's SimpleHTTPRequestHandler never reads it
+ * and parses it as its next request, node and nginx skip it; the body and
+ * the rest of the connection are checked line by line, which is right for
+ * both (hs_body_unframed(), scan_ends.h). After CONNECT or an Upgrade, and
+ * after bytes that do not start a request where one should start, the
+ * connection is scanned line by line with no framing (untracked mode):
+ * every line that looks like an internal field is masked. So is a
+ * connection first seen mid-way (hs_stream_untrack() from its first byte:
+ * flow.h).
  *
  * A matched field is masked in place: from its first byte (after a leading
  * SP/HTAB run, kept so the line's shape stays) to its line end, it becomes
@@ -109,10 +140,14 @@ enum hs_phase {
 #define HS_SF_PREMASKED 0x400 /* the line was rewritten in an earlier buffer */
 #define HS_SF_CHUNK_CR 0x800 /* CHUNK_END: the CR was seen */
 #define HS_SF_RM_CR 0x1000 /* REMOVE: a removed line ended in CR; an LF next is its */
-#define HS_SF_HEAD 0x2000 /* request line: the method so far is a prefix of HEAD */
+/* SKIP: a kept name's rest, before its colon, is still checked for what
+ * some parser stops reading fields at (see the top of this file) */
+#define HS_SF_NAME_REST 0x2000
+#define HS_SF_ODD_NAME 0x4000 /* NAME: a byte outside 0x21-0x7e in the name */
 
 /* hs_stream.req: the current request */
-#define HS_RQ_CONNECT_CAND 0x01 /* the method so far is a prefix of CONNECT */
+/* The method defines no use for a body (GET, HEAD, DELETE, OPTIONS, TRACE) */
+#define HS_RQ_NO_BODY 0x01
 #define HS_RQ_CONNECT 0x02
 #define HS_RQ_UPGRADE 0x04 /* an Upgrade field was kept */
 #define HS_RQ_CL 0x08 /* a Content-Length was seen (value in hs_stream.cl) */
@@ -129,6 +164,9 @@ enum hs_phase {
 /* A stream whose direction is not known (line by line, no framing): the
  * rules of both directions apply (HS_DIR_EITHER). */
 #define HS_CN_EITHER 0x10
+/* The current header block has a line that some parser does not read as a
+ * field line and stops reading fields at (see the top of this file). */
+#define HS_CN_ODD_LINE 0x20
 
 /*
  * Responses: the same field lines, read the same way, after a status line
@@ -140,7 +178,9 @@ enum hs_phase {
  * Whether a response answers HEAD is known only from the request stream of
  * the same connection: hs_stream.nmsg and .heads there, which the caller
  * passes in (hs_scan.peer_*). A final response whose request is not known
- * so (no request side seen, or more than HS_HEADS_WINDOW requests ahead)
+ * so (no request side seen, more than HS_HEADS_WINDOW requests ahead, or
+ * past the last request counted before the request stream went line by
+ * line: an origin that read a GET's body as requests answers more of them)
  * and whose body depends on it is followed line by line: every line of
  * the rest of the connection is checked (hs_scan.unframed).
  */
@@ -262,7 +302,11 @@ struct hs_scan {
 	__u64 peer_heads;
 	__u16 peer_n;
 	__u8 peer_known;
-	__u8 reserved5[5];
+	__u8 reserved5;
+	__u16 h2c; /* HTTP/2 connection prefaces where a request starts */
+	/* Requests with a body their method defines no use for: the
+	 * connection is checked line by line from that body on. */
+	__u16 bodies_unframed;
 };
 
 /* hs_scan.opts: what to do where the stream is not what it should be. */
@@ -629,6 +673,8 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		s->st.phase = HS_PH_LINE_START;
 		return hs_step_line_start(s, t, b, pos);
 	case HS_PH_SKIP:
+		if ((s->st.flags & HS_SF_NAME_REST) && (b == ':' || hs_odd_name_byte(b)))
+			hs_name_rest_end(s, b != ':', pos);
 		if (hs_is_eol(b)) {
 			/* At a kept or masked line's end (a masked line's end
 			 * comes here from MASK, with HS_SF_PREV_MASKED set:
@@ -694,6 +740,10 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 		return HS_STEP_MORE;
 	case HS_PH_LEAD:
 		if (hs_is_eol(b)) {
+			/* Blanks and nothing else (or, below, blanks and a
+			 * colon): to a parser that takes other blanks than SP
+			 * and HTAB for no name byte, no field line. */
+			hs_odd_lead(s);
 			s->st.flags &= ~HS_SF_PREV_MASKED;
 			hs_end_line(s, b, pos);
 		} else if (b == ' ' || b == '\t') {
@@ -704,6 +754,7 @@ HS_INLINE int hs_scan_step(struct hs_scan *s, const struct hs_trie *t, __u8 *dat
 			s->st.flags = (s->st.flags & ~HS_SF_WS_PREFIX) | HS_SF_LEAD_JUNK;
 			s->pos = hs_off(pos + 1);
 		} else if (b == ':') {
+			hs_odd_lead(s);
 			s->st.phase = HS_PH_SKIP;
 			s->pos = hs_off(pos + 1);
 		} else {
@@ -745,10 +796,11 @@ colon:
 			s->st.fcand =
 				hs_framing_step(s->st.fcand, b, hs_col(s, pos) - s->st.name_col);
 		}
+		s->st.flags |= hs_odd_name_flag(b);
 		s->st.tstate = hs_trie_step(t, s->st.tstate, b);
 		if (s->st.tstate == HS_TRIE_DEAD && !s->st.fcand &&
 		    !(s->st.flags & (HS_SF_IN_JUNK | HS_SF_PREMASKED)))
-			s->st.phase = HS_PH_SKIP;
+			hs_skip_name(s);
 		s->pos = hs_off(pos + 1);
 		return HS_STEP_MORE;
 	case HS_PH_VALUE_CL:

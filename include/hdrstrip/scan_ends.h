@@ -55,7 +55,7 @@ HS_INLINE void hs_stream_request_done(struct hs_stream *st)
 	st->req = 0;
 	st->cl = 0;
 	st->num = 0;
-	st->conn &= ~HS_CN_BAD_FRAMING;
+	st->conn &= ~(HS_CN_BAD_FRAMING | HS_CN_ODD_LINE);
 	if (tunnel) {
 		/* A server may refuse the switch and read on: what follows
 		 * might still be HTTP, and is checked line by line. */
@@ -147,6 +147,28 @@ HS_INLINE int hs_response_head_done(struct hs_scan *s)
 	return (s->peer_heads >> (k & (HS_HEADS_WINDOW - 1))) & 1;
 }
 
+/*
+ * A request whose method defines no use for a body (GET, HEAD, DELETE,
+ * OPTIONS, TRACE) came with one (a length, or chunked): origins read it two
+ * ways. Python's SimpleHTTPRequestHandler (and any BaseHTTPRequestHandler
+ * whose handler does not read it) never reads it and parses it as its next
+ * request or requests; node and nginx skip it. Both readings must be
+ * checked: the body, and the rest of the connection (whose framing from
+ * there depends on the reading the origin made), go line by line. The
+ * requests counted so far stay counted (nmsg, heads): their responses are
+ * framed as before, and the ones after them go line by line, for the
+ * origin may answer more requests than were counted (hs_response_head_done).
+ */
+HS_INLINE int hs_body_unframed(struct hs_scan *s)
+{
+	s->bodies_unframed++;
+	hs_request_done(s);
+	s->st.conn |= HS_CN_UNTRACKED;
+	s->st.phase = HS_PH_LINE_START;
+	s->opts &= ~HS_OPT_REMOVE;
+	return HS_STEP_MORE;
+}
+
 /* The header (or trailer) block ended at an empty line. */
 HS_INLINE int hs_block_done(struct hs_scan *s)
 {
@@ -174,6 +196,8 @@ HS_INLINE int hs_block_done(struct hs_scan *s)
 	}
 	if ((rq & HS_RQ_TE) && ((rq & HS_RQ_CL) || !(rq & HS_RQ_CHUNKED)))
 		return hs_conflict(s);
+	if ((rq & HS_RQ_NO_BODY) && ((rq & HS_RQ_TE) || s->st.cl))
+		return hs_body_unframed(s);
 	if (rq & HS_RQ_TE) {
 		s->st.phase = HS_PH_CHUNK_SIZE;
 		s->st.num = 0;

@@ -38,6 +38,16 @@ HS_INLINE __u64 hs_target_stop(__u64 w)
 	return hs_bytes_below(w, 0x21) | hs_bytes_eq(w, 0x85) | hs_bytes_eq(w, 0xa0);
 }
 
+/* Where a name's run of bytes stops: at its colon, or at a byte that is
+ * no plain name byte (a blank, a line end, any byte outside 0x21-0x7e,
+ * which makes a line odd: hs_odd_name_byte()). */
+HS_INLINE __u64 hs_name_stop(__u64 w)
+{
+	/* Above 0x7e: the top bit in the byte, or in the byte plus one (a
+	 * carry from a byte 0xff below shows only above a stop already). */
+	return hs_bytes_below(w, 0x21) | ((w | (w + HS_ONES)) & HS_HIGHS) | hs_bytes_eq(w, ':');
+}
+
 /* Where a word of a request target (@target), of a kept line's rest
  * (@skip) or of a masked line stops the word search (hs_step_word). */
 HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
@@ -45,6 +55,40 @@ HS_INLINE __u64 hs_word_stop(__u64 w, int target, int skip)
 	return target ? hs_target_stop(w)
 	       : skip ? hs_bytes_below(w, 0x0e)
 		      : hs_bytes_eq(w, '\r') | hs_bytes_eq(w, '\n');
+}
+
+/*
+ * A kept name's rest (SKIP with HS_SF_NAME_REST), the eight bytes @w at
+ * @pos and (@have2) the eight after them, @w2: up to its colon, or up to
+ * the first byte that makes the line odd (a line end too). Returns the
+ * index (0-15) of the byte it ended at, from which the words are a kept
+ * line's rest (every byte that search stops at stops this one, so the
+ * lowest stop there is exact), or 16 when the words are all name
+ * (consumed). In BPF a function of its own (HS_SUBPROG), checked once.
+ */
+HS_SUBPROG int hs_name_rest_word(struct hs_scan *s, __u64 w, __u64 w2, int have2, __u32 pos)
+{
+	__u64 ns = hs_name_stop(w);
+	__u32 j = 0;
+
+	if (!s)
+		return 16;
+	if (!ns) {
+		if (!have2) {
+			s->pos = hs_off(pos + 8);
+			return 16;
+		}
+		ns = hs_name_stop(w2);
+		if (!ns) {
+			s->pos = hs_off(pos + 16);
+			return 16;
+		}
+		w = w2;
+		j = 8;
+	}
+	j += hs_first_byte(ns) & 7;
+	hs_name_rest_end(s, (__u8)(w >> (8 * (j & 7))) != ':', pos + j);
+	return (int)(j & 15);
 }
 
 /*
@@ -59,6 +103,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	int target = s->st.phase == HS_PH_REQ_TARGET, skip = s->st.phase == HS_PH_SKIP;
 	__u64 w = hs_load64(p), stop;
 	__u32 k;
+	int first = 0; /* the words loop's first round (below) */
 
 	/* A kept line's rest stops at any byte below 0x0e (three operations
 	 * where CR and LF take eight): the byte-wise step takes a control
@@ -66,16 +111,46 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	 * have. */
 	stop = hs_word_stop(w, target, skip);
 	k = stop ? hs_first_byte(stop) & 7 : 8; /* & 7: see the masked words below */
+	if (skip && (s->st.flags & HS_SF_NAME_REST)) {
+		/* A kept name's rest (hs_name_rest_word()), two words of it,
+		 * then the line's rest from where it ended, in the same step. */
+		__u64 w2 = 0;
+		int have2 = 0;
+		__u32 j;
+
+		if (pos + 16 <= s->end && p + 16 <= data_end) {
+			w2 = hs_load64(p + 8);
+			have2 = 1;
+		}
+		j = (__u32)hs_name_rest_word(s, w, w2, have2, pos);
+		if (j >= 16)
+			return 1;
+		if (j >= 8) {
+			/* Ended in the second word: on from there, the words
+			 * after it a round fewer (the last one's end stays where
+			 * the verifier bounds an offset from @p: HS_SKIP_WORDS). */
+			stop = hs_word_stop(w2, 0, 1) & ~hs_byte_mask(j - 8);
+			if (stop) {
+				s->pos = hs_off(pos + 8 + (hs_first_byte(stop) & 7));
+				return 1;
+			}
+			k = 16;
+			first = 1;
+		} else {
+			stop &= ~hs_byte_mask(j);
+			k = stop ? hs_first_byte(stop) & 7 : 8;
+		}
+	}
 	if (!k)
 		return 0;
-	if (k == 8 &&
+	if (k >= 8 &&
 	    (s->st.phase == HS_PH_SKIP || target || (s->st.phase == HS_PH_MASK && hs_removes(s)))) {
 		/* A long value or target (or a line being removed, which
 		 * nothing rewrites): a few more words in this step, two a
 		 * bound check (the check was the search's costliest line). */
 		int i;
 
-		for (i = 0; i < (HS_SKIP_WORDS - 1) / 2; i++) {
+		for (i = first; i < (HS_SKIP_WORDS - 1) / 2; i++) {
 			__u64 w2;
 
 			if (pos + k + 16 > s->end || p + k + 16 > data_end)
@@ -153,8 +228,9 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
  */
 HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 pos)
 {
-	/* A name's run ends where a target would, or at the colon. */
-	__u64 stop = hs_target_stop(w) | hs_bytes_eq(w, ':');
+	/* A name's run ends at its colon, or where the byte-wise steps are
+	 * needed: blanks, line ends, and the bytes that make a line odd. */
+	__u64 stop = hs_name_stop(w);
 	__u32 k = stop ? hs_first_byte(stop) & 7 : 8, used = 0, col;
 	__u8 fc;
 
@@ -167,7 +243,7 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
 		fc = hs_framing_step8(fc, w, used, col);
 	s->st.fcand = fc;
 	if (s->st.tstate == HS_TRIE_DEAD && !fc && !(s->st.flags & HS_SF_PREMASKED))
-		s->st.phase = HS_PH_SKIP;
+		hs_skip_name(s);
 	s->pos = hs_off(pos + used);
 	return 1;
 }
@@ -184,7 +260,7 @@ HS_SUBPROG int hs_step_name_run(struct hs_scan *s, const struct hs_trie *t, __u6
  */
 HS_INLINE int hs_name_byte_plain(__u8 b)
 {
-	return !hs_is_eol(b) && !hs_is_blank(b) && b != ':';
+	return !hs_odd_name_byte(b) && b != ':';
 }
 
 #define HS_FAST_NAME_BYTES 4
@@ -236,6 +312,8 @@ HS_INLINE int hs_skip_next_line(struct hs_scan *s, const struct hs_trie *t, __u8
 		s->pos = hs_off(pos + eol + HS_FAST_NAME_BYTES);
 		return 1;
 	}
+	/* A kept name: its rest is checked up to the colon (hs_skip_name()). */
+	hs_skip_name(s);
 	s->pos = hs_off(pos + eol + i + 1);
 	s->run_at = s->pos; /* a new kept line's rest */
 	return 1;

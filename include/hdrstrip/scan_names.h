@@ -114,6 +114,68 @@ HS_INLINE __u8 hs_framing_exact(__u8 fc, __u32 i)
 	return fc;
 }
 
+/*
+ * Lines that some parser does not read as field lines (see the top of
+ * scan.h): a byte outside 0x21-0x7e in a name (':' ends it) is one no
+ * parser takes there alike.
+ */
+HS_INLINE int hs_odd_name_byte(__u8 b)
+{
+	return (__u8)(b - 0x21) > 0x7e - 0x21;
+}
+
+/* HS_SF_ODD_NAME for name byte @b, or 0 (no branch). */
+HS_INLINE __u16 hs_odd_name_flag(__u8 b)
+{
+	_Static_assert(HS_SF_ODD_NAME == 1 << 14, "HS_SF_ODD_NAME's bit");
+	return (__u16)(hs_odd_name_byte(b) << 14);
+}
+
+/* The current line is kept as it came, and is no field line to some
+ * parser (a continuation line is one to every parser: it folds). */
+HS_INLINE void hs_odd_line(struct hs_scan *s)
+{
+	if (!(s->st.flags & HS_SF_CONT))
+		s->st.conn |= HS_CN_ODD_LINE;
+}
+
+/* A line whose first bytes were blanks other than SP and HTAB ended, or
+ * met its colon, before any name byte: no field line to such a parser. */
+HS_INLINE void hs_odd_lead(struct hs_scan *s)
+{
+	if ((s->st.flags & (HS_SF_LEAD_JUNK | HS_SF_CONT)) == HS_SF_LEAD_JUNK)
+		s->st.conn |= HS_CN_ODD_LINE;
+}
+
+/*
+ * A kept name that can match nothing any more: the rest of its line is
+ * skipped. The rest of the name, up to its colon, is still looked at
+ * (HS_SF_NAME_REST) for what makes the line odd, unless the line is odd
+ * already, or an odd line can no longer matter (a block already odd, a
+ * stream read line by line, trailers, which frame nothing).
+ */
+HS_INLINE void hs_skip_name(struct hs_scan *s)
+{
+	s->st.phase = HS_PH_SKIP;
+	if (s->st.flags & HS_SF_CONT)
+		return;
+	if (s->st.flags & (HS_SF_LEAD_JUNK | HS_SF_NAME_JUNK | HS_SF_ODD_NAME))
+		s->st.conn |= HS_CN_ODD_LINE;
+	else
+		s->st.flags |= HS_SF_NAME_REST;
+}
+
+/* SKIP with HS_SF_NAME_REST: the name's rest ended at @at, at its colon
+ * or (@odd) at a byte that makes the line odd, or at the line's end. From
+ * the next byte on the rest of the line is any kept line's. */
+HS_INLINE void hs_name_rest_end(struct hs_scan *s, int odd, __u32 at)
+{
+	s->st.flags &= ~HS_SF_NAME_REST;
+	if (odd)
+		s->st.conn |= HS_CN_ODD_LINE;
+	s->run_at = hs_off(at + 1);
+}
+
 /* First byte of a name at @pos: counted, and looked up from the root. */
 HS_INLINE void hs_start_name(struct hs_scan *s, const struct hs_trie *t, __u8 b, __u32 pos)
 {
@@ -121,10 +183,13 @@ HS_INLINE void hs_start_name(struct hs_scan *s, const struct hs_trie *t, __u8 b,
 
 	if (!(s->st.flags & HS_SF_CONT))
 		s->seen++;
+	s->st.flags |= hs_odd_name_flag(b);
 	s->st.name_col = col;
 	s->st.fcand = hs_framing_step(HS_FR_CL | HS_FR_TE | HS_FR_UPGRADE, b, 0);
 	s->st.tstate = hs_trie_step(t, HS_TRIE_ROOT, b);
-	s->st.phase = s->st.tstate == HS_TRIE_DEAD && !s->st.fcand ? HS_PH_SKIP : HS_PH_NAME;
+	s->st.phase = HS_PH_NAME;
+	if (s->st.tstate == HS_TRIE_DEAD && !s->st.fcand)
+		hs_skip_name(s);
 	s->pos = hs_off(pos + 1);
 }
 
@@ -156,6 +221,11 @@ HS_INLINE __u8 hs_framing_field(struct hs_scan *s, __u8 fc)
 		s->st.conn |= HS_CN_BAD_FRAMING;
 		return HS_PH_SKIP;
 	}
+	/* After a line that some parser stops reading fields at (Python's
+	 * http.client): that parser never reads a length or a coding here,
+	 * others do. (Upgrade: the connection goes line by line anyway.) */
+	if ((s->st.conn & HS_CN_ODD_LINE) && (fc & (HS_FR_CL | HS_FR_TE)))
+		s->st.conn |= HS_CN_BAD_FRAMING;
 	s->st.req |= HS_RQ_PREV_FRAMING;
 	s->st.vstate = 0;
 	s->st.num = 0;
@@ -246,6 +316,11 @@ HS_INLINE int hs_decide(struct hs_scan *s, const struct hs_trie *t, __u32 pos)
 	}
 	if (!v) {
 		s->st.phase = HS_PH_SKIP;
+		/* Kept with odd bytes in or around its name (a line rewritten
+		 * ahead is masked whole below, a field to every parser). */
+		if ((s->st.flags & (HS_SF_LEAD_JUNK | HS_SF_NAME_JUNK | HS_SF_ODD_NAME)) &&
+		    !(s->st.flags & HS_SF_PREMASKED))
+			hs_odd_line(s);
 		/* An observed framing field is read as framing all the same. */
 		if (fc && !(s->st.conn & HS_CN_UNTRACKED) && !(s->st.req & HS_RQ_TRAILERS))
 			s->st.phase = hs_framing_field(s, fc);
@@ -277,6 +352,12 @@ HS_INLINE int hs_decide_bare(struct hs_scan *s, const struct hs_trie *t, __u8 b,
 		r = HS_STEP_MATCH;
 		v = 0;
 	}
+	/* No colon: no field line to Python's http.client when kept, or when
+	 * masked no longer than the filler name (the filler has no colon then
+	 * either: hs_start_mask()); a removed one is gone. */
+	if ((!v && !(s->st.flags & HS_SF_PREMASKED)) ||
+	    (!hs_removes(s) && hs_col(s, pos) <= HS_FILL_NAME_LEN))
+		hs_odd_line(s);
 	if (!v) {
 		if (s->st.flags & HS_SF_PREMASKED) {
 			/* Its first bytes are gone already: mask the rest. */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The request line: method, target and version as the most liberal server
- * reads them (with CONNECT noticed: a tunnel follows), and what a line that
- * is no request line where one should start (or a TLS record) makes of the
- * connection.
+ * reads them (with CONNECT noticed: a tunnel follows; HEAD, whose response
+ * has no body; the methods that define no use for a body; and HTTP/2's
+ * connection preface), and what a line that is no request line where one
+ * should start (or a TLS record) makes of the connection.
  *
  * A part of the scanner that scan.h includes in its place among the others:
  * it uses the state scan.h declares and the parts before it. Include
@@ -102,6 +103,56 @@ done:
 	return 1;
 }
 
+/*
+ * A request's method is gathered in hs_stream.num while the request line is
+ * read: its first eight bytes, as they came (a method is token bytes, never
+ * zero, so a longer one equals none of the names below). Folded to lower
+ * case by or-ing 0x20 into every byte (the zero bytes past the method's end
+ * become spaces, which no method holds), it is compared whole.
+ */
+#define HS_METHOD_GET 0x544547ULL /* "GET" */
+#define HS_METHOD_POST 0x54534f50ULL /* "POST" */
+#define HS_METHOD_PRI 0x495250ULL /* "PRI": HTTP/2's preface */
+#define HS_METHOD_CONNECT 0x5443454e4e4f43ULL /* "CONNECT" */
+#define HS_FOLD8 (HS_ONES * 0x20)
+#define HS_FOLDED_HEAD 0x2020202064616568ULL /* "head" */
+
+/* The method @m (hs_stream.num) defines no use for a body (RFC 9110: GET,
+ * HEAD, DELETE, OPTIONS, TRACE), in any case, as a server that dispatches
+ * on it without minding case might read it. */
+HS_INLINE int hs_method_bodiless(__u64 m)
+{
+	m |= HS_FOLD8;
+	return m == 0x2020202020746567ULL /* get */ || m == HS_FOLDED_HEAD ||
+	       m == 0x20206574656c6564ULL /* delete */ ||
+	       m == 0x20736e6f6974706fULL /* options */ || m == 0x2020206563617274ULL /* trace */;
+}
+
+/*
+ * An HTTP/2 connection preface ("PRI * HTTP/2.0" and "SM": h2c with prior
+ * knowledge) where a request starts, seen at the version's "2" after the
+ * method PRI: HTTP/2's binary frames follow, which no HTTP/1.x field line
+ * reading parses, and an h2c origin (node's http2.createServer, nginx's
+ * "listen ... http2") reads their fields. Under the drop policy it stops the
+ * scan (HS_PH_HALT, the caller's policy); under pass, a connection that
+ * starts with it is passed untouched, as one that starts with a TLS record
+ * is (HS_PH_NOT_HTTP: rewriting bytes of binary frames would corrupt them),
+ * and after a request (where no HTTP/2 server reads a preface) it is a
+ * line that starts no request: line by line from its first byte (returns
+ * 0 for the caller's not_http).
+ */
+HS_INLINE int hs_h2c_preface(struct hs_scan *s, __u8 conn)
+{
+	s->h2c++;
+	if (!(s->opts & HS_OPT_CONFLICT_GO_ON))
+		s->st.phase = HS_PH_HALT;
+	else if (!(conn & HS_CN_SEEN_REQUEST))
+		s->st.phase = HS_PH_NOT_HTTP;
+	else
+		return 0;
+	return 1;
+}
+
 /* Request line, one byte (@p, @data_end: where it is, for a word). */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b, __u32 pos)
 {
@@ -121,7 +172,6 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 		if (blank || eol)
 			break;
 		s->line_start = hs_off(pos);
-		s->st.flags &= ~HS_SF_HEAD;
 		if (b == 0x16 && !(s->st.conn & HS_CN_SEEN_REQUEST)) {
 			/* A TLS record (handshake): certainly no HTTP/1.x, which
 			 * no server reads on (it is no token byte). */
@@ -139,6 +189,7 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 
 			if (n) {
 				s->st.req = 0;
+				s->st.num = n == 4 ? HS_METHOD_GET : HS_METHOD_POST;
 				s->mask_start = hs_off(pos);
 				s->st.phase = HS_PH_REQ_TARGET;
 				s->pos = hs_off(pos + n);
@@ -146,30 +197,22 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 			}
 		}
 		s->st.phase = HS_PH_REQ_METHOD;
-		s->st.req = b == 'C' ? HS_RQ_CONNECT_CAND : 0;
-		/* A HEAD's response has no body: in any case, as a client
-		 * might take it (see hs_block_done). */
-		s->st.flags = (b | 0x20) == 'h' ? HS_SF_HEAD : 0;
+		s->st.req = 0;
+		s->st.flags = 0;
+		s->st.num = b; /* the method's bytes (above) */
 		s->mask_start = hs_off(pos);
 		break;
 	case HS_PH_REQ_METHOD:
 		if (blank) {
-			if ((s->st.req & HS_RQ_CONNECT_CAND) && i == 7)
+			if (s->st.num == HS_METHOD_CONNECT)
 				s->st.req |= HS_RQ_CONNECT;
-			s->st.req &= ~HS_RQ_CONNECT_CAND;
-			if (i != 4)
-				s->st.flags &= ~HS_SF_HEAD;
 			s->st.phase = HS_PH_REQ_WS1;
 			break;
 		}
 		if (!hs_is_tchar_byte(b) || i >= HS_MAX_METHOD_LEN)
 			goto not_http;
-		/* "EAD" (after the 'H') */
-		if (i >= 4 || (b | 0x20) != (__u8)(0x646165ULL >> (8 * (i - 1))))
-			s->st.flags &= ~HS_SF_HEAD;
-		/* "ONNECT" (after the 'C'), little-endian */
-		if (i >= 7 || b != (__u8)(0x5443454e4e4fULL >> (8 * (i - 1))))
-			s->st.req &= ~HS_RQ_CONNECT_CAND;
+		if (i < 8)
+			s->st.num |= (__u64)b << (8 * i);
 		break;
 	case HS_PH_REQ_WS1:
 		if (eol)
@@ -211,6 +254,11 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 				goto not_http;
 			break;
 		}
+		if (i == 5 && b == '2' && s->st.num == HS_METHOD_PRI) {
+			if (hs_h2c_preface(s, conn))
+				return HS_STEP_DONE;
+			goto not_http;
+		}
 		if (eol)
 			goto done;
 		if (blank)
@@ -237,9 +285,15 @@ done:
 	{
 		__u64 bit = 1ULL << (s->st.nmsg & (HS_HEADS_WINDOW - 1));
 
-		s->st.heads = (s->st.flags & HS_SF_HEAD) ? s->st.heads | bit : s->st.heads & ~bit;
+		/* A HEAD's response has no body: in any case, as a client
+		 * might take it (see hs_block_done). */
+		s->st.heads = (s->st.num | HS_FOLD8) == HS_FOLDED_HEAD ? s->st.heads | bit
+								       : s->st.heads & ~bit;
 		s->st.nmsg++;
 	}
+	if (hs_method_bodiless(s->st.num))
+		s->st.req |= HS_RQ_NO_BODY;
+	s->st.num = 0;
 	s->st.flags = 0;
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;

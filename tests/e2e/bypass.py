@@ -216,7 +216,9 @@ def unescape(s):
 def app_lines(report):
     """(kind, raw field line) of what the application sees in one report."""
     server = next((l[8:] for l in report if l.startswith("server: ")), "?")
-    kinds = ("app-header: ",) if server == "python" else ("header: ", "trailer: ")
+    # Python: self.headers (its header parser may stop before the block's
+    # end: the lines after are no fields to the application).
+    kinds = ("app-header: ",) if server.startswith("python") else ("header: ", "trailer: ")
     for l in report:
         for k in kinds:
             if l.startswith(k):

@@ -33,6 +33,11 @@ PORT_NGINX=8080
 PORT_PYTHON=8081
 PORT_BACKEND=9000 # nginx's upstream, on the server namespace's loopback
 PORT_NODE_INSECURE=8082 # start_node_insecure (not in start_servers, HS_PORTS)
+# Not in start_servers or HS_PORTS either: start_node_h2c, nginx's h2c
+# server (NGINX_H2C=1 before start_nginx), start_python_simple.
+PORT_NODE_H2C=8084
+PORT_NGINX_H2C=8085
+PORT_PYTHON_SIMPLE=8086
 HS_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
 
 CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
@@ -413,6 +418,34 @@ start_python() {
 	log "ok: python http.server origin on :$PORT_PYTHON"
 }
 
+# node's HTTP/2 server without TLS (h2c with prior knowledge), reporting as
+# "node-h2c" in $WORK/node-h2c.log.
+start_node_h2c() {
+	require_tools node
+	ip netns exec "$SNS" node "$E2E_DIR/servers/h2origin.js" "$PORT_NODE_H2C" \
+		"$WORK/node-h2c.log" >"$WORK/node-h2c.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NODE_H2C" node-h2c $!
+	log "ok: node h2c origin on :$PORT_NODE_H2C"
+}
+
+# Python's SimpleHTTPRequestHandler as it is (it never reads a request's
+# body), keep-alive, serving $WORK/www (f.txt in it), reporting as
+# "python-simple" in $WORK/python-simple.log. Extra arguments go to
+# pyorigin.py (--response-header ...).
+start_python_simple() {
+	mkdir -p "$WORK/www"
+	# Longer than a response's head: framed as another's, its length
+	# covers the next response's head.
+	for i in $(seq 1 32); do printf 'line %02d of the file f.txt\n' "$i"; done >"$WORK/www/f.txt"
+	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode simple \
+		--port "$PORT_PYTHON_SIMPLE" --dir "$WORK/www" --log "$WORK/python-simple.log" \
+		"$@" >"$WORK/python-simple.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_PYTHON_SIMPLE" python-simple $!
+	log "ok: python SimpleHTTPRequestHandler origin on :$PORT_PYTHON_SIMPLE"
+}
+
 # nginx's temp-path directives, for the modules this build has.
 nginx_temp_paths() {
 	local m v
@@ -480,11 +513,25 @@ start_nginx() {
 			proxy_set_header Host \$http_host;
 		}
 	}
-}
 EOF
+		# h2c with prior knowledge: HTTP/2 without TLS on a port of its own.
+		[ -z "${NGINX_H2C:-}" ] || cat <<EOF
+	server {
+		listen $PORT_NGINX_H2C http2;
+		listen [::]:$PORT_NGINX_H2C http2;
+		location / {
+			proxy_pass http://127.0.0.1:$PORT_BACKEND;
+			proxy_set_header Host \$http_host;
+		}
+	}
+EOF
+		echo "}"
 	} >"$WORK/nginx/nginx.conf"
 	nginx_run "$PORT_NGINX"
-	log "ok: nginx on :$PORT_NGINX, proxying to the backend on 127.0.0.1:$PORT_BACKEND"
+	# (one nginx, listening on both ports once it listens on one)
+	[ -z "${NGINX_H2C:-}" ] || [ -n "$(ip netns exec "$SNS" ss -Hltn "sport = :$PORT_NGINX_H2C")" ] ||
+		fail "nginx is not listening on :$PORT_NGINX_H2C (h2c) in $SNS"
+	log "ok: nginx on :$PORT_NGINX${NGINX_H2C:+ (h2c on :$PORT_NGINX_H2C)}, proxying to the backend on 127.0.0.1:$PORT_BACKEND"
 }
 
 # resp_origins RUNNER: the origins of the response tests, in the server

@@ -58,6 +58,11 @@ ACK_WAIT = 1.0  # for a segment the server must acknowledge
 DROP_WAIT = 0.3  # for one it must not (veth: an ACK takes well under 1 ms)
 
 ALL = ("node", "node-insecure", "nginx", "python")
+# Class 13's origins speak HTTP/2 without TLS (h2c with prior knowledge);
+# class 14's include Python's SimpleHTTPRequestHandler, which never reads a
+# request's body.
+H2C = ("node-h2c", "nginx-h2c")
+WITH_SIMPLE = ALL + ("python-simple",)
 # The TCP-level classes (1-7, 12) do not depend on how a parser reads the
 # bytes that arrive: one strict and one liberal origin run them. The
 # HTTP-level ones (8-11) run at every origin.
@@ -65,13 +70,17 @@ TCP_ORIGINS = ("node", "python")
 
 
 class Case:
+    """@expect_leak: the application must get the internal field (what the
+    README says a policy lets through unscanned), not the reverse."""
+
     def __init__(self, cid, cls, what, fn, group="main", origins=None, counters=None, fam=4,
-                 hooks=None):
+                 hooks=None, expect_leak=False):
         if origins is None:
-            origins = ALL if 8 <= cls <= 11 else TCP_ORIGINS
+            origins = ALL if 8 <= cls <= 11 or cls == 15 else TCP_ORIGINS
         self.cid, self.cls, self.what, self.fn = cid, cls, what, fn
         self.group, self.origins, self.counters, self.fam = group, origins, counters or {}, fam
         self.hooks = hooks  # None: every hook
+        self.expect_leak = expect_leak
 
 
 CASES = []
@@ -99,6 +108,7 @@ class Trial:
         self.host = ("[%s]" % self.dst if self.fam == 6 else self.dst).encode()
         self.tok = b"tok-" + case.cid.encode() + b"-q7"
         self.expected = None  # requests as the application must get them
+        self.want_reports = None  # how many requests the application must take
         self.problems, self.notes = [], []
         self.conns = []
         self.lost = False  # bytes that had to pass never got through
@@ -787,6 +797,37 @@ def oversize(t):
     c.responses(1, DROP_WAIT)
 
 
+def body_in_one_segment(t, method):
+    """@method /big with a body of some 65,500 bytes, its first 65,433 in one
+    65,495-byte segment (past the 64 KiB scan window; the rest never sent).
+    Returns whether it was acknowledged."""
+    c = t.conn(mss=65495)
+    if not c:
+        return None
+    head = b"%s /big HTTP/1.1\r\nHost: %s\r\nContent-Length: " % (method, t.host)
+    n = 65495 - len(head) - len(b"65000\r\n\r\n")
+    data = head + b"%d\r\n\r\n" % (n + 100) + b"b" * n
+    assert len(data) == 65495
+    ok = c.send(data, timeout=1.0 if method == b"POST" else DROP_WAIT)
+    c.responses(1, 1.0 if ok else DROP_WAIT)
+    return ok
+
+
+@case("oversize-get-body", 14, "a GET whose body runs past the 64 KiB window in one segment: "
+      "checked line by line, it cannot be scanned to its end: --on-error (dropped)",
+      group="big", counters={"oversize": 1, "bodies_unframed": 1, "packets_dropped": 1})
+def oversize_get_body(t):
+    if body_in_one_segment(t, b"GET"):
+        t.problem("the oversized segment was acknowledged (not dropped)")
+
+
+@case("oversize-post-body", 14, "the same with POST: the body's rest past the window is body, "
+      "passed", group="big", counters={"oversize": 0, "packets_dropped": 0})
+def oversize_post_body(t):
+    if not body_in_one_segment(t, b"POST"):
+        t.problem("the segment was not acknowledged (DROP)")
+
+
 # Driven by test_normalize.sh itself; it records the result ('record').
 @case("xdp-mtu-attach", 7, "XDP attach at MTU 65535: succeeds, falling back to skb mode with a note",
       group="shell", origins=())
@@ -1085,6 +1126,185 @@ def short_x_split(t):
     c.responses(1, 1.0)
 
 
+# --- class 13: h2c with prior knowledge -------------------------------------------
+
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def h2_frame(typ, flags, stream, payload):
+    return struct.pack(">I", len(payload))[1:] + bytes([typ, flags]) + struct.pack(">I", stream) \
+        + payload
+
+
+def hpack_int(v, prefix):
+    m = (1 << prefix) - 1
+    if v < m:
+        return bytes([v])
+    out = [m]
+    v -= m
+    while v >= 128:
+        out.append((v & 127) | 128)
+        v >>= 7
+    return bytes(out + [v])
+
+
+def hpack_literal(name, value):
+    """A literal field, not indexed, new name, no Huffman coding: the bytes
+    of the name and value as they are (RFC 7541 6.2.2)."""
+    return b"\0" + hpack_int(len(name), 7) + name + hpack_int(len(value), 7) + value
+
+
+def h2c_request(host, fields, path=b"/h2"):
+    """The preface, an empty SETTINGS frame and one HEADERS frame (GET, http,
+    END_STREAM and END_HEADERS) with @fields as literals."""
+    block = b"\x82\x86" + hpack_literal(b":path", path) + hpack_literal(b":authority", host)
+    block += b"".join(hpack_literal(n, v) for n, v in fields)
+    return H2_PREFACE + h2_frame(4, 0, 0, b"") + h2_frame(1, 0x05, 1, block)
+
+
+def h2c_fields(t):
+    return [(b"x-internal-auth", t.tok), (b"x-keep", b"k")]
+
+
+@case("h2c-preface", 13, "h2c with prior knowledge: the preface, SETTINGS and a HEADERS frame "
+      "with an internal field (an HPACK literal) in one segment: dropped (--on-error drop)",
+      origins=H2C, counters={"h2c_preface": (">=", 1), "packets_dropped": (">=", 1)})
+def h2c_preface(t):
+    c = t.conn()
+    if not c:
+        return
+    if c.send(h2c_request(t.host, h2c_fields(t)), timeout=DROP_WAIT):
+        t.problem("the segment was acknowledged (not dropped)")
+    c.quiet(DROP_WAIT)
+
+
+@case("h2c-preface-cut", 13, "the preface cut after 'PRI * HTTP/' (passed: nothing shows yet), "
+      "the rest of it with the frames in the next segment: that one dropped",
+      origins=H2C, counters={"h2c_preface": (">=", 1), "packets_dropped": (">=", 1)})
+def h2c_preface_cut(t):
+    c = t.conn()
+    if not c:
+        return
+    data = h2c_request(t.host, h2c_fields(t))
+    cut = len(b"PRI * HTTP/")
+    t.must_ack(c, c.send(data[:cut]), "the preface's first bytes")
+    if c.send(data[cut:], timeout=DROP_WAIT):
+        t.problem("the segment with the version's '2' was acknowledged (not dropped)")
+    c.quiet(DROP_WAIT)
+
+
+@case("h2c-pass", 13, "--on-error pass: the h2c connection goes through unscanned and counted "
+      "(the origin reads its fields, as the README says of pass)", group="on-error-pass",
+      origins=H2C, counters={"h2c_preface": 1, "non_http": (">=", 1)}, expect_leak=True)
+def h2c_pass(t):
+    c = t.conn()
+    if not c:
+        return
+    t.must_ack(c, c.send(h2c_request(t.host, h2c_fields(t))), "the preface and frames")
+    c.quiet(0.3)
+
+
+# --- class 14: a body on a method that defines no use for one -----------------------
+
+def smuggled(t):
+    """A request with an internal field, to be sent as another's body."""
+    return req(t.host, [t.internal(), b"X-Keep: k"], target=b"/f.txt")
+
+
+def body_then_last(t, method, chunked=False):
+    """METHOD /f.txt with a body that is a request, then a last request, in
+    one segment. SimpleHTTPRequestHandler never reads the body: it answers
+    the request in it (three requests); node, nginx and the Python origin
+    that reads its bodies skip it (two)."""
+    c = t.conn()
+    if not c:
+        return
+    body = smuggled(t)
+    if chunked:
+        fields, body = [b"Transfer-Encoding: chunked"], b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+    else:
+        fields = [b"Content-Length: %d" % len(body)]
+    first = req(t.host, fields, target=b"/f.txt", method=method, body=body)
+    last = req(t.host, [b"X-Keep: last", b"Connection: close"], target=b"/f.txt")
+    t.must_ack(c, c.send(first + last), "the request with its body and the next one")
+    c.quiet(0.5)
+    if not chunked and method in (b"GET", b"HEAD"):
+        t.want_reports = 3 if t.origin == "python-simple" else 2
+
+
+@case("get-body-request", 14, "a GET whose Content-Length body is a request with an internal "
+      "field: SimpleHTTPRequestHandler answers it, the others skip it; line by line, masked "
+      "for both", origins=WITH_SIMPLE, counters={"bodies_unframed": 1, "headers_masked": 1})
+def get_body_request(t):
+    body_then_last(t, b"GET")
+
+
+@case("head-body-request", 14, "the same with HEAD", origins=WITH_SIMPLE,
+      counters={"bodies_unframed": 1, "headers_masked": 1})
+def head_body_request(t):
+    body_then_last(t, b"HEAD")
+
+
+@case("get-chunked-request", 14, "a GET whose chunked body holds a request with an internal "
+      "field: line by line, masked", origins=WITH_SIMPLE,
+      counters={"bodies_unframed": 1, "headers_masked": 1})
+def get_chunked_request(t):
+    body_then_last(t, b"GET", chunked=True)
+
+
+# --- class 15: a framing field after a line Python stops reading fields at --------
+
+def odd_then_length(t, line, ok=False, timeout=DROP_WAIT):
+    """POST /first with @line, then (@ok: before it) a Content-Length whose
+    body is a request with an internal field. Python's header parser stops
+    at @line, so it never sees the length and reads the body as its next
+    request; nginx skips @line and reads the length. Returns whether the
+    server acknowledged it."""
+    c = t.conn()
+    if not c:
+        return None
+    r2 = req(t.host, [t.internal(), b"X-Keep: k"], target=b"/second")
+    length = b"Content-Length: %d\r\n" % len(r2)
+    head = b"POST /first HTTP/1.1\r\nHost: " + t.host + b"\r\n"
+    head += length + line + b"\r\n" if ok else line + b"\r\n" + length
+    acked = c.send(head + b"\r\n" + r2, timeout=1.0 if ok else timeout)
+    c.responses(2, 1.0 if acked else DROP_WAIT)
+    return acked
+
+
+ODD = {"odd-x80": b"X-F\x80oo: a", "odd-nocolon": b"NoColonAtAll",
+       "odd-vt": b"\x0bX-Foo: a", "odd-space": b"X-Foo : a"}
+
+
+def odd_case(cid, line):
+    @case(cid, 15, "%r, then Content-Length: ambiguous framing, dropped (--on-error drop)"
+          % line, counters={"framing_conflict": (">=", 1), "packets_dropped": (">=", 1)})
+    def fn(t):
+        if odd_then_length(t, line):
+            t.problem("the segment was acknowledged (not dropped)")
+    return fn
+
+
+for _cid, _line in ODD.items():
+    odd_case(_cid, _line)
+
+
+@case("odd-after-length", 15, "Content-Length, then a line with a byte >= 0x80 in its name: "
+      "every parser that takes the request reads the length (framed, passed)",
+      counters={"framing_conflict": 0, "packets_dropped": 0})
+def odd_after_length(t):
+    if not odd_then_length(t, ODD["odd-x80"], ok=True):
+        t.problem("the request was not acknowledged (DROP)")
+
+
+@case("pass-odd-length", 15, "--on-error pass: a line Python stops at, then Content-Length: "
+      "passed, line by line, the body's internal field masked for Python",
+      group="on-error-pass", counters={"framing_conflict": (">=", 1)})
+def pass_odd_length(t):
+    if not odd_then_length(t, ODD["odd-x80"], timeout=1.0):
+        t.problem("the request was not acknowledged under --on-error pass (DROP)")
+
+
 # --- running ----------------------------------------------------------------------
 
 def log_since(path, off):
@@ -1200,8 +1420,16 @@ def run(a):
                 text = log_since(log, off)
             reports, errors, leaks, token_in = examine(text, rules, fold, t.tok)
             problems = list(t.problems)
+            if cs.expect_leak:
+                if not leaks:
+                    problems.insert(0, "the application did not get the field it should "
+                                    "have got unscanned (policy pass)")
+                leaks = []
             if leaks:
                 problems.insert(0, "LEAK " + "; ".join(leaks))
+            if t.want_reports is not None and reports != t.want_reports:
+                problems.append("the application took %d requests, expected %d"
+                                % (reports, t.want_reports))
             if t.expected is not None and not leaks:
                 problems += check_app(t, rules, fold, text)
             counters, cbad = {}, []

@@ -16,6 +16,10 @@ and clients that show exactly what reached them.
                                      one connection; prints what it parsed
   resp_tool.py fastopen HOST PORT    GET /close in the SYN (TCP Fast Open; a
                                      first connection fetches the cookie), twice
+  resp_tool.py bodyreq HOST PORT     to SimpleHTTPRequestHandler (it never reads
+                                     a body): a GET /f.txt whose body is a HEAD
+                                     /f.txt, then GET /f.txt: three answers, no
+                                     internal field in any
 The origin's listener takes TCP Fast Open where the namespace lets servers
 use it (net.ipv4.tcp_fastopen bit 2).
 Clients check the bytes they got against what the origin sent: every line
@@ -289,6 +293,26 @@ def fastopen(host, port):
         print("ok fast open %d: %d internal lines %s" % (i, n, "removed" if REMOVED else "masked"))
 
 
+def bodyreq(host, port):
+    """The origin answers the HEAD it found in the GET's body: the file, the
+    HEAD's head (the file's length, no body), the file. Counted as two
+    requests (two GETs), the HEAD's answer would be framed as a GET's, its
+    length's bytes (more than a head) taken for its body, and the third
+    answer's head with its internal field skipped unchecked."""
+    head = b"HEAD /f.txt HTTP/1.1\r\nHost: h\r\n\r\n"
+    s = connect(host, port)
+    s.sendall(b"GET /f.txt HTTP/1.1\r\nHost: h\r\nContent-Length: %d\r\n\r\n" % len(head) + head +
+              b"GET /f.txt HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+    got = read_all(s)
+    heads = got.count(b"HTTP/1.1 200 ")
+    leaked = [l.strip() for l in got.split(b"\n") if l.strip().lower().startswith(INTERNAL)]
+    if leaked or heads != 3 or b"internal" in got:
+        print("GET with a HEAD in its body: %d answers, %d bytes, internal lines %r"
+              % (heads, len(got), leaked))
+        sys.exit(1)
+    print("ok GET with a HEAD in its body: 3 answers, %d bytes, no internal field" % len(got))
+
+
 def main():
     cmd = sys.argv[1]
     if cmd == "serve":
@@ -307,6 +331,8 @@ def main():
         httpclient(sys.argv[2], int(sys.argv[3]))
     elif cmd == "fastopen":
         fastopen(sys.argv[2], int(sys.argv[3]))
+    elif cmd == "bodyreq":
+        bodyreq(sys.argv[2], int(sys.argv[3]))
     elif cmd == "length":
         print(len(response("GET", "/split")))
     else:

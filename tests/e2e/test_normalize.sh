@@ -5,9 +5,12 @@
 # its kernel never resets the connection) crafts every segment: urgent
 # pointers, overlapping retransmissions, bad checksums, RST and SYN the
 # receiver ignores, data in the SYN, lost flow state, a 65,495-byte
-# segment; and request and field lines that some parser reads otherwise.
-# The BIG TCP cases (packets over 64 KiB, MTU 65535) use the client
-# namespace's own TCP instead.
+# segment; and request and field lines that some parser reads otherwise;
+# HTTP/2's preface (against node's and nginx's h2c servers), a GET whose
+# body is a request (Python's SimpleHTTPRequestHandler reads it as one), a
+# length after a line Python's header parser stops at. The BIG TCP cases
+# (packets over 64 KiB, MTU 65535) use the client namespace's own TCP
+# instead.
 # The cases are in normalize.py; each runs against node, node with
 # --insecure-http-parser, nginx and Python's http.server, with hdrstrip at
 # xdp, tc-ingress (server side) and tc-egress (client side), and checks
@@ -39,9 +42,11 @@ step "server: TCP Fast Open for every listener, no cookie" \
 	in_s sysctl -qw net.ipv4.tcp_fastopen=0x602
 step "server: challenge ACKs without rate limit" in_s sysctl -qw net.ipv4.tcp_invalid_ratelimit=0
 topo_big_windows
-start_servers
+NGINX_H2C=1 start_servers
 start_node_insecure
-PORTS=$HS_PORTS,$PORT_NODE_INSECURE
+start_node_h2c
+start_python_simple
+PORTS=$HS_PORTS,$PORT_NODE_INSECURE,$PORT_NODE_H2C,$PORT_NGINX_H2C,$PORT_PYTHON_SIMPLE
 
 LIST=$WORK/list
 write_main_list "$LIST"
@@ -50,7 +55,9 @@ SHORT=$WORK/list-short
 cp "$LIST" "$SHORT"
 printf 'x\nx-\n' >>"$SHORT"
 ORIGINS=(--origin "node:$PORT_NODE:$WORK/node.log" --origin "node-insecure:$PORT_NODE_INSECURE:$WORK/node-insecure.log"
-	--origin "nginx:$PORT_NGINX:$WORK/nginx.log" --origin "python:$PORT_PYTHON:$WORK/python.log")
+	--origin "nginx:$PORT_NGINX:$WORK/nginx.log" --origin "python:$PORT_PYTHON:$WORK/python.log"
+	--origin "node-h2c:$PORT_NODE_H2C:$WORK/node-h2c.log" --origin "nginx-h2c:$PORT_NGINX_H2C:$WORK/nginx.log"
+	--origin "python-simple:$PORT_PYTHON_SIMPLE:$WORK/python-simple.log")
 SMAC=$(ip -n "$SNS" -o link show dev "$SDEV" | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')
 [[ $SMAC =~ ^[0-9a-f:]{17}$ ]] || fail "no MAC address for $SDEV: '$SMAC'"
 RESULTS=$WORK/results.json
@@ -130,13 +137,14 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 	# Class 1 with --urgent drop; class 12 under --on-error pass.
 	wanted urg-drop && group_with "$hook" urgent-drop urg-drop --urgent drop
 	wanted pass-ahead-head || wanted pass-ahead-split || wanted pass-chunk-lf-end ||
-		wanted pass-ahead-other-framing &&
+		wanted pass-ahead-other-framing || wanted h2c-pass || wanted pass-odd-length &&
 		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
 
 	# Class 7 at MTU 65535, and BIG TCP (issue 34's class 9: benign
 	# requests whose bytes past 64 KiB are body).
 	if wanted oversize || wanted xdp-mtu-attach || wanted bigtcp || wanted bigtcp6 ||
-		wanted bigtcp-body || wanted bigtcp6-body; then
+		wanted bigtcp-body || wanted bigtcp6-body || wanted oversize-get-body ||
+		wanted oversize-post-body; then
 		big_frames on
 		rc=0
 		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" 2>&1) ||
@@ -172,7 +180,7 @@ done
 rc=0
 normalize judge "$RESULTS" || rc=$?
 if [ -z "${NORMALIZE_CASES:-}" ]; then
-	for f in node node-insecure nginx python; do
+	for f in node node-insecure nginx python node-h2c python-simple; do
 		[ -s "$WORK/$f.log" ] || fail "$f's log is empty: no case reached it"
 	done
 fi

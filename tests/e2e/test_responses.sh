@@ -14,7 +14,9 @@
 # 103 interim responses or chunked trailers; every other byte arrives as
 # sent (the raw clients compare byte for byte); a HEAD among pipelined GETs;
 # a response cut into two segments at every offset; per-direction counters;
-# request rules keep to requests.
+# request rules keep to requests; and an origin that reads a GET's body as
+# a request (Python's SimpleHTTPRequestHandler), answering more requests
+# than were counted: the answers after the GET's go line by line.
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
@@ -29,7 +31,8 @@ LIST=$WORK/list
 write_resp_list "$LIST"
 
 resp_origins in_s
-PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP
+start_python_simple --response-header "X-Backend-Server: py-simple.internal"
+PORTS=$PORT_RAW,$PORT_NODE_RESP,$PORT_NGX,$PORT_PYHTTP,$PORT_PYTHON_SIMPLE
 
 tool() { in_c "$PYTHON" "$E2E_DIR/resp_tool.py" "$@"; }
 
@@ -89,6 +92,8 @@ placement() { # NAME NS DEV RQ_HOOK RS_HOOK
 		curl_check "$fam" "$PORT_NGX" / "$name IPv$fam nginx add_header"
 		curl_check "$fam" "$PORT_PYHTTP" / "$name IPv$fam python http.server" 'request: GET /' 
 		curl_check "$fam" "$PORT_RAW" /chunked "$name IPv$fam raw chunked"
+		step "$name IPv$fam: a GET whose body SimpleHTTPRequestHandler answers as a HEAD" \
+			tool bodyreq "$(saddr "$fam")" "$PORT_PYTHON_SIMPLE"
 	done
 	after=$(counters_of "$ns" "$dev")
 	RESP_MASKED=$(($(cval "$after" response_headers_masked) - $(cval "$before" response_headers_masked)))
@@ -120,10 +125,14 @@ unplace() { # NAME NS DEV HOOK...
 # Hints (which Python's http.client takes for a final response): its
 # connection goes line by line. Two a family (the pipeline's, node's /early).
 EARLY_HINTS=4
+# And after the answer to a GET with a body (bodyreq): the origin may answer
+# requests it found in that body. One a family.
+BODY_REQUESTS=2
 
 # The origin's side.
 placement "origin side" "$SNS" "$SDEV" xdp tc-egress
-assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "origin side: responses_unframed (a 103 sends its connection line by line)"
+assert_eq "$RESP_UNFRAMED" $((EARLY_HINTS + BODY_REQUESTS)) \
+	"origin side: responses_unframed (a 103, or a GET's body, sends its connection line by line)"
 assert_ge "$RESP_SEEN" 30 "origin side: http_responses (none counted line by line)"
 # Match events say which way each field went: a request's from its client,
 # a response's from the origin's port.
@@ -147,10 +156,12 @@ unplace "origin side" "$SNS" "$SDEV" tc-egress xdp
 
 # A proxy's side: responses come in from the origins.
 placement "client side, xdp" "$CNS" "$CDEV" tc-egress xdp
-assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "client side, xdp: responses_unframed (a 103 sends its connection line by line)"
+assert_eq "$RESP_UNFRAMED" $((EARLY_HINTS + BODY_REQUESTS)) \
+	"client side, xdp: responses_unframed (a 103, or a GET's body, sends its connection line by line)"
 unplace "client side, xdp" "$CNS" "$CDEV" xdp tc-egress
 placement "client side, tc-ingress" "$CNS" "$CDEV" tc-egress tc-ingress
-assert_eq "$RESP_UNFRAMED" "$EARLY_HINTS" "client side, tc-ingress: responses_unframed (a 103 sends its connection line by line)"
+assert_eq "$RESP_UNFRAMED" $((EARLY_HINTS + BODY_REQUESTS)) \
+	"client side, tc-ingress: responses_unframed (a 103, or a GET's body, sends its connection line by line)"
 unplace "client side, tc-ingress" "$CNS" "$CDEV" tc-ingress tc-egress
 
 # No hook sees the requests: each connection's responses after its first

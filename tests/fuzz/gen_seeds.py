@@ -51,6 +51,15 @@ EDGE_STREAMS = [
     # more internal lines apart in one send than proxy mode's removal list
     # holds (SCAN_RM_FULL): the send is cut after the 32nd
     b"GET / HTTP/1.1\r\n" + b"X-Internal-Auth: a\r\nB: c\r\n" * 40 + b"\r\n",
+    # what origins read otherwise (scan.h): HTTP/2's preface and a HEADERS
+    # frame with a literal field; a GET whose body is a request; a length
+    # after a line Python's header parser stops at
+    b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0\0\0\x16\x01\x05\0\0\0\x01"
+    b"\x82\x86\x84\0\x0fx-internal-auth\x01a",
+    b"GET / HTTP/1.1\r\nContent-Length: 40\r\n\r\nHEAD /s HTTP/1.1\r\nX-Internal-Auth: a\r\n\r\n"
+    b"GET / HTTP/1.1\r\n\r\n",
+    b"POST / HTTP/1.1\r\nX-F\x80oo: a\r\nNo colon\r\nContent-Length: 39\r\n\r\n"
+    b"GET /s HTTP/1.1\r\nX-Internal-Auth: a\r\n\r\n",
 ]
 
 
@@ -74,6 +83,8 @@ RESP_STREAMS = [
     b"X-Backend-Server: a\r\n\r\nHTTP/1.1 200 OK\r\n\r\n",
     b"HTTP/1.1 304 Not Modified\r\nContent-Length: 50\r\n\r\nHTTP/1.1 200 OK\rX-Backend-Server: a\r\r\n",
     b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    b"HTTP/1.1 200 OK\r\nX-Backend\x80: a\r\nContent-Length: 3\r\n\r\nabc"
+    b"HTTP/1.1 200 OK\r\nX-Backend-Server: b\r\n\r\n",
 ]
 
 

@@ -166,6 +166,89 @@ int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne)
 	return 0;
 }
 
+int lib_is_length_field(const uint8_t *buf, size_t ns, size_t ne)
+{
+	return lib_is_framing(buf, ns, ne) && ne - ns != 7; /* not "upgrade" */
+}
+
+int lib_py_stops(const uint8_t *buf, const struct lib_line *ln)
+{
+	size_t i;
+
+	if (lib_is_cont(buf, ln))
+		return 0;
+	for (i = ln->start; i < ln->end && buf[i] != ':'; i++)
+		if (buf[i] < 0x21 || buf[i] > 0x7e)
+			return 1;
+	return i == ln->end;
+}
+
+size_t lib_words(const uint8_t *buf, size_t start, size_t end, struct lib_span *w, size_t max)
+{
+	size_t n = 0, i = start;
+
+	for (;;) {
+		size_t a;
+
+		while (i < end && lib_blank(buf[i]))
+			i++;
+		if (i == end)
+			return n;
+		for (a = i; i < end && !lib_blank(buf[i]); i++)
+			;
+		if (n < max)
+			w[n] = (struct lib_span){ a, i };
+		n++;
+	}
+}
+
+int lib_method_bodiless(const uint8_t *m, size_t n)
+{
+	static const char *const names[] = { "get", "head", "delete", "options", "trace" };
+
+	for (size_t k = 0; k < 5; k++) {
+		size_t i, len = strlen(names[k]);
+
+		if (n != len)
+			continue;
+		for (i = 0; i < n; i++)
+			if ((m[i] >= 'A' && m[i] <= 'Z' ? m[i] + 32 : m[i]) != (uint8_t)names[k][i])
+				break;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+int lib_h2c_preface(const uint8_t *buf, size_t start, size_t end, size_t *two)
+{
+	struct lib_span w[3];
+
+	if (lib_words(buf, start, end, w, 3) < 3 || w[0].end - w[0].start != 3 ||
+	    memcmp(buf + w[0].start, "PRI", 3) || w[2].end - w[2].start < 6 ||
+	    memcmp(buf + w[2].start, "HTTP/2", 6))
+		return 0;
+	*two = w[2].start + 5;
+	return 1;
+}
+
+int lib_length_value(const uint8_t *buf, size_t vs, size_t ve, uint64_t *v)
+{
+	size_t i = vs, d;
+	uint64_t x = 0;
+
+	while (i < ve && lib_blank(buf[i]))
+		i++;
+	for (d = i; i < ve && buf[i] >= '0' && buf[i] <= '9'; i++)
+		x = x > (UINT64_MAX >> 4) ? UINT64_MAX >> 1 : x * 10 + (buf[i] - '0');
+	if (i == d)
+		return 0;
+	while (i < ve && lib_blank(buf[i]))
+		i++;
+	*v = x;
+	return i == ve;
+}
+
 static char fill_name[11] = "x-hdrstrip";
 
 void lib_set_filler(const char *name)

@@ -75,6 +75,40 @@ int lib_is_cont(const uint8_t *buf, const struct lib_line *ln);
  * (Content-Length, Transfer-Encoding, Upgrade; any case)? */
 int lib_is_framing(const uint8_t *buf, size_t ns, size_t ne);
 
+/* Is the name [ns, ne) Content-Length or Transfer-Encoding (any case), the
+ * fields that give a body its length? */
+int lib_is_length_field(const uint8_t *buf, size_t ns, size_t ne);
+
+/*
+ * Does Python's header parser (http.client's, through the email package)
+ * stop reading fields at line @ln? It takes a line for a field only if it
+ * starts with SP or HTAB (a continuation) or its bytes up to the first
+ * colon are all 0x21-0x7e; at any other line it stops, and the rest of the
+ * block is no field to it (scan.h, tests/e2e/normalize.py class 15).
+ */
+int lib_py_stops(const uint8_t *buf, const struct lib_line *ln);
+
+/* The words of a request line in [start, end), split at lib_blank() bytes
+ * (leading blanks skipped): up to @max of them in @w (start, end pairs).
+ * Returns how many there are (possibly more than @max). */
+struct lib_span {
+	size_t start, end;
+};
+size_t lib_words(const uint8_t *buf, size_t start, size_t end, struct lib_span *w, size_t max);
+
+/* Does method @m (@n bytes) define no use for a body (GET, HEAD, DELETE,
+ * OPTIONS, TRACE, in any case)? */
+int lib_method_bodiless(const uint8_t *m, size_t n);
+
+/* Is the request line in [start, end) HTTP/2's connection preface (the
+ * method PRI, a target, a version that starts "HTTP/2")? Then *@two is the
+ * offset of that "2". */
+int lib_h2c_preface(const uint8_t *buf, size_t start, size_t end, size_t *two);
+
+/* A Content-Length value in [vs, ve): digits with blanks around. Returns 1
+ * and the value (saturated at 2^63) or 0 for anything else. */
+int lib_length_value(const uint8_t *buf, size_t vs, size_t ve, uint64_t *v);
+
 /*
  * The shapes a masked line may have, after the SP/HTAB run it keeps at its
  * start: the filler name (lib_set_filler()) cut to k bytes (k <= 10), ':',

@@ -17,7 +17,15 @@
  *    matches, as the liberal reader sees it; a field that matches in the
  *    input comes out masked, and so do its obs-fold continuation lines;
  *  - every match the scanner reports is the verdict of the naive matcher
- *    on that line's name.
+ *    on that line's name;
+ *  - what real origins read otherwise than the framing says is never read
+ *    by one reading only (check_readings(), the rules at the top of
+ *    scan.h): an HTTP/2 preface where a request starts is dropped (or,
+ *    under on-error pass, the stream goes unscanned or line by line from
+ *    it), nothing after the header block of a GET, HEAD, DELETE, OPTIONS or
+ *    TRACE with a body is skipped as a body or read as a request line, and
+ *    neither is anything after a length or a coding that follows a line
+ *    Python's header parser stops at.
  * And the three outputs are the same, but for scan.h's split-name rule: a
  * name that could still match when its segment ended is rewritten ahead;
  * when it turns out not to match, that field (its line and its obs-fold
@@ -570,6 +578,81 @@ static void check_run(const struct sc_input *in, int kind, const struct sc_run *
 	}
 }
 
+/*
+ * What origins read otherwise (scan.h): found in the run's output (what
+ * the origin gets: a masked line is filler, a field to every parser), with
+ * the liberal reader's helpers, from each line the run read as a request
+ * (or status) line. @gone (NULL but for remove mode): bytes taken out of
+ * the stream, whose lines the origin never gets.
+ */
+static void check_readings(const struct sc_input *in, int kind, const struct sc_run *r,
+			   const uint8_t *gone, struct cu_err *e)
+{
+	const int resp = !!(in->mode & SC_MODE_RESPONSE);
+	const int go_on = !!(in->mode & SC_MODE_ON_ERROR_PASS);
+	const uint8_t *out = r->out;
+	const char *rn = run_name[kind];
+
+	for (size_t k = 0; k < g_n_lines_in && !e->failed; k++) {
+		const struct lib_line *ln = &g_lines[k];
+		size_t q = ln->start, two, ns, ne, j, from = in->len, p;
+		const char *why = "has a length or a coding after a line Python stops at";
+		struct lib_span w[1];
+		int odd = 0, body = 0, bodiless;
+		uint64_t v;
+
+		while (q < ln->end && lib_blank(in->stream[q]))
+			q++;
+		if (q == ln->end || q >= r->stopped || r->cls[q] != CL_REQ)
+			continue;
+		if (!resp && lib_h2c_preface(in->stream, q, ln->end, &two)) {
+			if (!go_on && r->delivered > two)
+				return failf(e,
+					     "%s run: HTTP/2 preface at %zu, its '2' at %zu passed",
+					     rn, q, two);
+			for (p = two; p < r->delivered; p++)
+				if (r->cls[p] == CL_REQ || r->cls[p] == CL_BODY ||
+				    (r->cls[p] == CL_NONE && r->end_phase != HS_PH_NOT_HTTP))
+					return failf(e,
+						     "%s run: HTTP/2 preface at %zu read on as "
+						     "HTTP/1.x (byte %zu of class %d)",
+						     rn, q, p, r->cls[p]);
+			continue;
+		}
+		bodiless = !resp && lib_words(in->stream, q, ln->end, w, 1) &&
+			   lib_method_bodiless(in->stream + w[0].start, w[0].end - w[0].start);
+		/* The header block, as the origin gets it. */
+		for (j = k + 1; j < g_n_lines_in && g_lines[j].end > g_lines[j].start; j++) {
+			const struct lib_line *f = &g_lines[j];
+			size_t c;
+
+			if (gone && gone[f->start])
+				continue;
+			if (lib_field(out, f, &ns, &ne) && lib_is_length_field(out, ns, ne)) {
+				for (c = ne; c < f->end && out[c] != ':'; c++)
+					;
+				/* A coding, or a length above 0, is a body. */
+				body |= ne - ns == 17 ||
+					(lib_length_value(out, c + 1, f->end, &v) && v > 0);
+				if (odd && from == in->len)
+					from = f->next;
+			}
+			odd |= lib_py_stops(out, f);
+		}
+		if (bodiless && body && j < g_n_lines_in && g_lines[j].next < from) {
+			from = g_lines[j].next;
+			why = "has a body its method has no use for";
+		}
+		for (p = from; p < r->delivered; p++)
+			if (r->cls[p] == CL_BODY || r->cls[p] == CL_REQ)
+				return failf(
+					e,
+					"%s run: byte %zu read as %s after the head at %zu, which %s",
+					rn, p, r->cls[p] == CL_BODY ? "body" : "a request line", q,
+					why);
+	}
+}
+
 /* ---- the runs against each other ---- */
 
 /* The first segment end inside line @ln at which the run rewrote a name
@@ -716,6 +799,15 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 
 		if (drop_at >= ln->start && drop_at < ln->next)
 			break;
+		/* Taken out whole in remove mode where the unsplit run masked it
+		 * into a line still no field to Python (a name alone): the origin
+		 * of one gets a line Python stops reading fields at, the other's
+		 * none, and a framing field after it parts their readings. */
+		if (kind >= RUN_RM_WHOLE && len && g_rm[kind - RUN_RM_WHOLE].gone[ln->start] &&
+		    lib_py_stops(a->out, ln)) {
+			cutoff = ln->next;
+			break;
+		}
 		if (g_cdesync[k]) {
 			/* Matches in it are the two readings' own, and so is the
 			 * fate of its obs-fold continuation lines; a drop rule
@@ -808,9 +900,12 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		}
 		in_desync = 0;
 		if (ahead && !line_changed(a, src, ln) && lib_filler(b->out, ln->start, ln->end)) {
-			/* The split-name rule: a benign name rewritten ahead. */
+			/* The split-name rule: a benign name rewritten ahead.
+			 * A framing field masked unread, or a line Python stops
+			 * at masked into a field line, parts the runs' framing. */
 			in_masked_field = 1;
-			if (lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne)) {
+			if ((lib_field(src, ln, &ns, &ne) && lib_is_framing(src, ns, ne)) ||
+			    lib_py_stops(src, ln)) {
 				cutoff = ln->next;
 				break;
 			}
@@ -1381,6 +1476,8 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		g_n_rlines[k] = sc_run_lines(g_runs[k].cls, g_lines, n_lines, g_rlines[k]);
 		if (!e.failed)
 			check_run(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			check_readings(&in, k, &g_runs[k], NULL, &e);
 	}
 	for (int k = RUN_CUTS; k <= RUN_BYTES && !e.failed; k++)
 		compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
@@ -1397,6 +1494,8 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 			rm_check_output(&in, k, &g_runs[k], &e);
 		if (!e.failed)
 			check_run(&in, k, &g_runs[k], &e);
+		if (!e.failed)
+			check_readings(&in, k, &g_runs[k], g_rm[k - RUN_RM_WHOLE].gone, &e);
 		if (!e.failed)
 			compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
 	}

@@ -138,12 +138,14 @@ static int ref_agrees(const struct pt_case *c)
 	    r.matched != d->headers_matched || r.masked != d->headers_masked ||
 	    r.not_http != (d->non_http != 0) || r.premasked != d->split_names ||
 	    r.desync != d->desync || r.framing_invalid != d->framing_invalid ||
-	    r.conflicts != d->framing_conflict) {
+	    r.conflicts != d->framing_conflict || r.h2c != d->h2c_preface ||
+	    r.bodies_unframed != d->bodies_unframed) {
 		fprintf(stderr,
 			"  [ref] %s: reference counts requests %u seen %u matched %u masked %u "
-			"not-http %d split %u desync %u invalid %u conflicts %u\n",
+			"not-http %d split %u desync %u invalid %u conflicts %u h2c %u "
+			"bodies-unframed %u\n",
 			c->what, r.requests, r.seen, r.matched, r.masked, r.not_http, r.premasked,
-			r.desync, r.framing_invalid, r.conflicts);
+			r.desync, r.framing_invalid, r.conflicts, r.h2c, r.bodies_unframed);
 		bad++;
 	}
 	free(buf);
@@ -173,6 +175,8 @@ void pt_expect_from_ref(struct pt_case *c, const struct ref_result *r, const __u
 	d->framing_invalid = r->framing_invalid;
 	d->framing_conflict = r->conflicts;
 	d->desync = r->desync;
+	d->h2c_preface = r->h2c;
+	d->bodies_unframed = r->bodies_unframed;
 	/* One packet starts a connection (the harness gives it the flow a
 	 * SYN would have made). */
 	d->non_http = r->not_http;

@@ -215,17 +215,19 @@ const struct pt_case pt_http_cases[] = {
 	{ "TLS record on port 80: another protocol, passed",
 	  IN("\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03\x00"),
 	  .delta = { .inspected = 1, .non_http = 1 } },
-	{ "HTTP/2 preface on port 80: a request line, then line by line",
-	  IN("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" AUTH_A "\r\n"),
-	  OUT("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" AUTH_A_M "\r\n"),
-	  .delta = { .inspected = 1,
-		     .http_requests = 1,
-		     .desync = 1,
-		     .headers_seen = 2,
-		     .headers_matched = 1,
-		     .headers_masked = 1,
-		     .packets_modified = 1 },
-	  .hits = { [R_AUTH] = 1 } },
+	/* It used to be read as a request line and the frames after it line by
+	 * line, which parses no HTTP/2: an h2c origin read the HPACK fields. */
+	{ "HTTP/2 preface and frames (h2c) on port 80: --on-error drop",
+	  IN("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+	     /* SETTINGS, then HEADERS (END_STREAM, END_HEADERS) of GET http /
+	      * and the literal field x-internal-auth: a, not indexed */
+	     "\0\0\0\x04\0\0\0\0\0"
+	     "\0\0\x16\x01\x05\0\0\0\x01\x82\x86\x84\0\x0fx-internal-auth\x01a"),
+	  .verdict = PV_DROP, .delta = { .inspected = 1, .h2c_preface = 1, .packets_dropped = 1 } },
+	{ "HTTP/2 preface cut after its version's '2': --on-error drop", IN("PRI * HTTP/2"),
+	  .verdict = PV_DROP, .delta = { .inspected = 1, .h2c_preface = 1, .packets_dropped = 1 } },
+	{ "HTTP/2 preface cut before its version's '2': nothing decided yet", IN("PRI * HTTP/"),
+	  .delta = { .inspected = 1 } },
 	{ "SSH banner on port 80: scanned line by line", IN("SSH-2.0-OpenSSH_9.6\r\n"),
 	  LINE_BY_LINE(0, 0, 0) },
 	{ "a response on port 80: scanned line by line", IN("HTTP/1.1 200 OK\r\n" AUTH_A "\r\n"),

@@ -10,6 +10,11 @@
  *    connection that starts with a TLS record (0x16) is not HTTP/1.x, and
  *    is left alone;
  *    any other first line that is no request line is a desync (below);
+ *  - the method "PRI" with a version that starts "HTTP/2" is HTTP/2's
+ *    connection preface, decided at that "2": under the drop policy the
+ *    stream stops there; under pass a connection that starts with it is
+ *    left alone (not HTTP/1.x), and one after a request is a desync at
+ *    that byte;
  *  - a field line's name is the text between the leading blanks and the
  *    first ':', without trailing blanks; it matches a rule when equal to it
  *    after folding ASCII case (and '_' to '-'), or when it starts with a
@@ -48,8 +53,17 @@
  *    one, two different lengths, Transfer-Encoding with a length or not
  *    chunked, a bad chunk. Under the drop policy a conflict stops
  *    everything; under pass, the rest is read line by line;
+ *  - a line of a header block that Python's header parser stops at (one
+ *    that is no continuation line and has no colon, or a byte outside
+ *    0x21-0x7e before its first colon), as it goes out (a masked line is
+ *    filler, a field line to everyone but when it is a name alone no longer
+ *    than the filler name: it has no colon then), makes a Content-Length or
+ *    Transfer-Encoding field after it in the same block a conflict;
  *  - a body: that many bytes, or chunks (hex size, extensions, exactly CRLF
- *    after the data, trailer fields read like header fields);
+ *    after the data, trailer fields read like header fields); a body on a
+ *    request whose method (any case) is GET, HEAD, DELETE, OPTIONS or
+ *    TRACE, a length above zero or chunked, is not skipped: the stream goes
+ *    line by line from the block's end;
  *  - then the next request; what does not start one is a desync, and the
  *    rest of the stream is read line by line from that line on (from the
  *    line's first byte in its segment; after the connection's first line,
@@ -259,10 +273,12 @@ static size_t next_line(const __u8 *b, size_t len, size_t pos, struct line *ln)
 
 /* A request line's words: 0 when complete and valid, 1 when the data ends
  * before it can tell, -1 when it is not one (@*fail: the offset of the
- * first byte that shows it; @n for its line end). */
+ * first byte that shows it; @n for its line end), 2 when it is HTTP/2's
+ * preface (@*fail: the offset of the version's "2"). */
 static int check_request(const __u8 *c, size_t n, int has_eol, size_t *fail)
 {
 	size_t i = 0, k;
+	int pri = n > 3 && !memcmp(c, "PRI", 3) && blank(c[3]);
 
 	for (; i < n && !blank(c[i]); i++) {
 		if (!tchar(c[i]) || i >= 32) {
@@ -288,6 +304,10 @@ static int check_request(const __u8 *c, size_t n, int has_eol, size_t *fail)
 			*fail = i + k;
 			return -1;
 		}
+	}
+	if (pri && i + 5 < n && c[i + 5] == '2') {
+		*fail = i + 5;
+		return 2;
 	}
 	for (i += 5; i < n && !blank(c[i]); i++)
 		;
@@ -336,6 +356,8 @@ struct ref {
 	int trailers, prev_lf, prev_masked;
 	/* the current request's framing */
 	int connect, upgrade, cl_seen, te, chunked, bad, prev_framing;
+	int bodiless; /* GET, HEAD, DELETE, OPTIONS, TRACE */
+	int odd; /* a line of the block Python's header parser stops at */
 	__u64 cl;
 };
 
@@ -385,7 +407,7 @@ static void go_lines(struct ref *s, size_t from)
 static void new_request(struct ref *s)
 {
 	s->connect = s->upgrade = s->cl_seen = s->te = s->chunked = s->bad = 0;
-	s->prev_framing = 0;
+	s->prev_framing = s->bodiless = s->odd = 0;
 	s->cl = 0;
 }
 
@@ -426,6 +448,7 @@ static void step_request(struct ref *s)
 	if (!s->seen_request && s->b[q] == 0x16) {
 		s->r->not_http = 1;
 		s->r->outcome = REF_NOT_HTTP;
+		s->r->stop = q;
 		s->mode = M_STOP;
 		return;
 	}
@@ -434,6 +457,23 @@ static void step_request(struct ref *s)
 	if (v == 1) {
 		s->mode = M_STOP;
 		return;
+	}
+	if (v == 2) {
+		s->r->h2c++;
+		if (!s->o->conflict_pass) {
+			s->r->outcome = REF_HALT;
+			s->r->stop = q + fail;
+			s->mode = M_STOP;
+			return;
+		}
+		if (!s->seen_request) {
+			s->r->not_http = 1;
+			s->r->outcome = REF_NOT_HTTP;
+			s->r->stop = q + fail;
+			s->mode = M_STOP;
+			return;
+		}
+		v = -1; /* after a request: a line that starts none */
 	}
 	if (v < 0) {
 		size_t seg = seg_start(s, q + fail);
@@ -448,6 +488,18 @@ static void step_request(struct ref *s)
 	s->seen_request = 1;
 	new_request(s);
 	s->connect = ln.len > 7 && !memcmp(s->b + q, "CONNECT", 7) && blank(s->b[q + 7]);
+	{
+		static const char *const bodiless[] = { "get", "head", "delete", "options",
+							"trace" };
+		size_t m = 0, k;
+
+		while (m < ln.len && !blank(s->b[q + m]))
+			m++;
+		for (k = 0; k < 5; k++)
+			if (m == strlen(bodiless[k]) &&
+			    !strncasecmp((const char *)s->b + q, bodiless[k], m))
+				s->bodiless = 1;
+	}
 	s->trailers = 0;
 	s->prev_lf = ln.eol_lf;
 	s->prev_masked = 0;
@@ -538,6 +590,13 @@ static void block_done(struct ref *s, size_t lf)
 		conflict(s, lf, s->p);
 		return;
 	}
+	if (s->bodiless && (s->te || (s->cl_seen && s->cl))) {
+		/* Read as the next requests by some origins, skipped by
+		 * others: line by line from here. */
+		s->r->bodies_unframed++;
+		go_lines(s, s->p);
+		return;
+	}
 	if (s->te) {
 		s->mode = M_CHUNKS;
 		return;
@@ -547,6 +606,19 @@ static void block_done(struct ref *s, size_t lf)
 		return;
 	}
 	request_done(s);
+}
+
+/* Does Python's header parser stop at line @c (@n bytes, not a
+ * continuation line)? It reads a field line only up to a colon whose name
+ * bytes are all 0x21-0x7e. */
+static int py_stops(const __u8 *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && c[i] != ':'; i++)
+		if (c[i] < 0x21 || c[i] > 0x7e)
+			return 1;
+	return i == n;
 }
 
 /* A line's name matched @rule (decided at byte @at): counted; 1 when it
@@ -573,7 +645,7 @@ static void step_field_line(struct ref *s)
 	size_t p = s->p, next, ms = 0, i, k, colon_at, name_end, nend;
 	struct line ln;
 	__u8 *c = s->b + p;
-	int cont = 0, premasked = 0, rule, fr;
+	int cont = 0, premasked = 0, rule, fr, stops;
 	const __u8 *colon;
 	__u8 *name;
 
@@ -612,17 +684,24 @@ static void step_field_line(struct ref *s)
 		s->prev_framing = 0;
 	}
 	s->prev_masked = 0;
+	/* Kept as it came, a line Python's header parser stops at hides the
+	 * framing fields after it from that parser. */
+	stops = !cont && py_stops(c, ln.len);
 	for (i = ms; i < ln.len && blank(c[i]); i++)
 		;
-	if (i == ln.len)
+	if (i == ln.len) {
+		s->odd |= stops;
 		return;
+	}
 	/* Counted as seen like the scanner does: a line that is not a
 	 * continuation and whose first non-blank byte starts a name, or whose
 	 * very first byte is the colon of an empty name. */
 	if (!cont && (c[i] != ':' || i == 0))
 		s->r->seen++;
-	if (c[i] == ':')
+	if (c[i] == ':') {
+		s->odd |= stops;
 		return;
+	}
 	colon = memchr(c + i, ':', ln.len - i);
 	colon_at = colon ? (size_t)(colon - c) : 0;
 	name_end = colon ? colon_at : ln.len;
@@ -649,7 +728,9 @@ static void step_field_line(struct ref *s)
 	}
 
 	if (!colon) {
-		/* A name alone: a field with an empty value to nginx. */
+		/* A name alone: a field with an empty value to nginx; no field
+		 * to Python, kept, or masked into a filler as short (which has
+		 * no colon either; a longer one has). */
 		for (nend = ln.len; nend > i && blank(name[nend - 1 - i]); nend--)
 			;
 		rule = ln.eol_len ? match(s->l, name, nend - i) : -1;
@@ -660,6 +741,7 @@ static void step_field_line(struct ref *s)
 			touch(s, p + ms, p + ln.len, p + ms, ln.len - ms, 0);
 			s->prev_masked = 1;
 		}
+		s->odd |= !cont && py_stops(c, ln.len);
 		return;
 	}
 	for (nend = colon_at; nend > i && blank(name[nend - 1 - i]); nend--)
@@ -674,9 +756,15 @@ static void step_field_line(struct ref *s)
 		s->prev_masked = 1;
 		return;
 	}
+	if (!premasked)
+		s->odd |= stops;
 	if (fr && (cont || i > 0 || nend < colon_at)) {
 		s->bad = 1; /* blanks around a framing name */
 	} else if (fr) {
+		/* Python read no field after a line it stopped at: a length
+		 * or a coding it never sees. */
+		if (s->odd && fr != 3)
+			s->bad = 1;
 		s->prev_framing = 1;
 		if (fr == 3)
 			s->upgrade = 1;

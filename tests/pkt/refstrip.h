@@ -50,11 +50,14 @@ struct ref_opts {
 
 struct ref_result {
 	enum ref_outcome outcome;
-	size_t stop; /* REF_DROP, REF_HALT: offset of the byte that decided */
+	/* REF_DROP, REF_HALT, REF_NOT_HTTP: offset of the byte that decided */
+	size_t stop;
 	int not_http; /* the data does not start with a request */
 	unsigned int requests, seen, matched, masked;
 	unsigned int premasked; /* names rewritten ahead at a segment end */
 	unsigned int framing_invalid, desync, conflicts;
+	unsigned int h2c; /* HTTP/2 connection prefaces where a request starts */
+	unsigned int bodies_unframed; /* bodies of GET, HEAD, ... read line by line */
 	unsigned int n_hits;
 	unsigned int hits[REF_MAX_HITS]; /* rule index of each match, in order */
 };

@@ -94,6 +94,44 @@ static const struct resp_case cases[] = {
 		0,
 		0,
 	},
+	/* Issue 34: an origin that reads a GET's body as a request (Python's
+	 * SimpleHTTPRequestHandler) answers the HEAD in it: a length, no
+	 * body. Counted as two GETs, that answer's length (the next head's)
+	 * was skipped as body, the next head's field with it; the request
+	 * stream stops counting at the GET (its body and what follows go
+	 * line by line), so the answers after the GET's go line by line. */
+	{
+		"a GET whose body is a HEAD: the answers after the GET's line by line",
+		"GET / HTTP/1.1\r\nHost: h\r\nContent-Length: 28\r\n\r\n" HEAD GET,
+		OK5 BACKEND("a") "\r\nhello"
+				 "HTTP/1.1 200 OK\r\nContent-Length: 59\r\n" BACKEND(
+					 "b") "\r\n" OK5 BACKEND("c") "\r\nworld",
+		OK5 BACKEND_M "\r\nhello"
+			      "HTTP/1.1 200 OK\r\nContent-Length: 59\r\n" BACKEND_M
+			      "\r\n" OK5 BACKEND_M "\r\nworld",
+		0,
+		2,
+		3,
+		3,
+		1,
+		0,
+		0,
+	},
+	/* A line Python's http.client stops reading fields at, then the
+	 * length: that client reads until close, curl and node the length. */
+	{
+		"a length after a line http.client stops at: dropped (on-error drop)",
+		GET,
+		"HTTP/1.1 200 OK\r\nZ-F\x80oo: a\r\nContent-Length: 5\r\n\r\nhello",
+		NULL,
+		1,
+		1,
+		0,
+		0,
+		0,
+		0,
+		0,
+	},
 	{
 		"a response drop rule drops the segment",
 		GET,

@@ -225,11 +225,15 @@ static int play(struct th *h, enum th_hook hook, const struct ref_list *l, const
 		want.headers_masked = e.r.masked;
 		want.packets_modified = modified;
 		want.packets_dropped = dropped;
-		want.non_http = e.r.not_http ? sent : 0;
+		/* Every segment from the one that showed it is no HTTP/1.x. */
+		for (i = 0; e.r.not_http && i < sent; i++)
+			want.non_http += ends[i] > e.r.stop;
 		want.split_names = e.r.premasked;
 		want.framing_conflict = e.r.conflicts;
 		want.framing_invalid = e.r.framing_invalid;
 		want.desync = e.r.desync;
+		want.h2c_preface = e.r.h2c;
+		want.bodies_unframed = e.r.bodies_unframed;
 		want.flows_new = 1;
 		want.flows_closed = 1;
 		bad += pt_diff_counters(what, th_hook_name[hook], &want, &before, &after);
@@ -470,6 +474,7 @@ struct framing_case {
 #define AUTH_M "y-hdrstrip: xxxxxx\r\n"
 #define NEXT "GET /n HTTP/1.1\r\n" AUTH "\r\n"
 #define NEXT_M "GET /n HTTP/1.1\r\n" AUTH_M "\r\n"
+#define H2PRI "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 
 static const struct framing_case framing_cases[] = {
 	{ "Content-Length body that looks like fields, then a request",
@@ -535,6 +540,88 @@ static const struct framing_case framing_cases[] = {
 	  RQ "Transfer-Encoding: chunked\r\n\r\n3\r\nabcX\r\n0\r\n\r\n", NULL, 0, 1 },
 	{ "desync after a request without a body", "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH,
 	  "GET / HTTP/1.1\r\n\r\nhello\r\n" AUTH_M, 0, 0 },
+	/* HTTP/2's preface (h2c with prior knowledge): binary frames follow,
+	 * which an h2c origin reads fields from and no line reading parses.
+	 * Dropped by default; under pass a connection that starts with it
+	 * goes through unscanned (its "field" below too), one after a request
+	 * (where no HTTP/2 server reads it) line by line. */
+	{ "HTTP/2 preface, drop", H2PRI AUTH, NULL, 0, 1 },
+	{ "HTTP/2 preface, pass: the connection goes through unscanned", H2PRI AUTH, NULL, 1, 0 },
+	{ "HTTP/2 preface after a request, drop", "GET / HTTP/1.1\r\n\r\n" H2PRI AUTH, NULL, 0, 1 },
+	{ "HTTP/2 preface after a request, pass: line by line from it",
+	  "GET / HTTP/1.1\r\n\r\n" H2PRI AUTH, "GET / HTTP/1.1\r\n\r\n" H2PRI AUTH_M, 1, 0 },
+	{ "PRI with an HTTP/1.1 version: a request", "PRI * HTTP/1.1\r\n\r\n" NEXT,
+	  "PRI * HTTP/1.1\r\n\r\n" NEXT_M, 0, 0 },
+	/* A body on a method that defines no use for one: Python's
+	 * SimpleHTTPRequestHandler reads it as its next request, node and
+	 * nginx skip it; line by line from it, both readings masked. */
+	{ "GET with a body that is a request: line by line from it",
+	  "GET / HTTP/1.1\r\nContent-Length: 39\r\n\r\n" NEXT NEXT,
+	  "GET / HTTP/1.1\r\nContent-Length: 39\r\n\r\n" NEXT_M NEXT_M, 0, 0 },
+	{ "HEAD with a body that is a request",
+	  "HEAD / HTTP/1.1\r\nContent-Length: 39\r\n\r\n" NEXT,
+	  "HEAD / HTTP/1.1\r\nContent-Length: 39\r\n\r\n" NEXT_M, 0, 0 },
+	{ "DELETE with a body", "DELETE /x HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH,
+	  "DELETE /x HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH_M, 0, 0 },
+	{ "OPTIONS with a body", "OPTIONS * HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH,
+	  "OPTIONS * HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH_M, 0, 0 },
+	{ "TRACE with a body, lower case", "trace / HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH,
+	  "trace / HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH_M, 0, 0 },
+	{ "GET with a chunked body: its chunks line by line",
+	  "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n14\r\n" AUTH "\r\n0\r\n\r\n",
+	  "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n14\r\n" AUTH_M "\r\n0\r\n\r\n", 0,
+	  0 },
+	{ "GET with Content-Length 0: framed, the next request read as one",
+	  "GET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n" NEXT,
+	  "GET / HTTP/1.1\r\nContent-Length: 0\r\n\r\n" NEXT_M, 0, 0 },
+	{ "GETX with a body: a method like any other, body skipped",
+	  "GETX / HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH NEXT,
+	  "GETX / HTTP/1.1\r\nContent-Length: 20\r\n\r\n" AUTH NEXT_M, 0, 0 },
+	/* A line Python's header parser stops reading fields at, then a
+	 * framing field: Python never sees that length (its next request is
+	 * the body), nginx does. Ambiguous framing. */
+	{ "a byte >= 0x80 in a name, then Content-Length, drop",
+	  RQ "X-F\x80oo: a\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "a byte >= 0x80 in a name, then Content-Length, pass: line by line",
+	  RQ "X-F\x80oo: a\r\nContent-Length: 39\r\n\r\n" NEXT,
+	  RQ "X-F\x80oo: a\r\nContent-Length: 39\r\n\r\n" NEXT_M, 1, 0 },
+	{ "a long name with a byte >= 0x80, then Content-Length, drop",
+	  RQ "Accept-Language-Of-The-Client\x85x: a\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0,
+	  1 },
+	{ "a line that starts with VT, then Transfer-Encoding, drop",
+	  RQ "\x0bX-Foo: a\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", NULL, 0, 1 },
+	{ "a line without a colon, then Content-Length, drop",
+	  RQ "NoColonAtAll\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "a name with a space, then Content-Length, drop",
+	  RQ "Accept Language: a\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "a control byte in a name, then Content-Length, drop",
+	  RQ "Acc\x01ept: a\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "blanks alone on a line, then Content-Length, drop",
+	  RQ "\x0c\x0b\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "a listed name alone (masked, no colon still), then Content-Length, drop",
+	  RQ "X-A\r\nContent-Length: 5\r\n\r\nabcde", NULL, 0, 1 },
+	{ "a listed name alone, longer than the filler name (masked: a field), then Content-Length",
+	  RQ "X-Internal-Auth\r\nContent-Length: 5\r\n\r\nabcde" NEXT,
+	  RQ "y-hdrstrip: xxx\r\nContent-Length: 5\r\n\r\nabcde" NEXT_M, 0, 0 },
+	{ "Content-Length before a line Python stops at: framed",
+	  RQ "Content-Length: 5\r\nX-F\x80oo: a\r\n\r\nabcde" NEXT,
+	  RQ "Content-Length: 5\r\nX-F\x80oo: a\r\n\r\nabcde" NEXT_M, 0, 0 },
+	{ "a listed name with blanks before its colon (masked: filler), then Content-Length",
+	  RQ "X-Internal-Auth : a\r\nContent-Length: 5\r\n\r\nabcde" NEXT,
+	  RQ "y-hdrstrip: xxxxxxx\r\nContent-Length: 5\r\n\r\nabcde" NEXT_M, 0, 0 },
+	{ "bytes Python takes in a name ('(', '/', '@', an empty name), then Content-Length",
+	  RQ "X(a: 1\r\nX/b: 2\r\n@c: 3\r\n: 4\r\n folded\r\nContent-Length: 5\r\n\r\nabcde" NEXT,
+	  RQ "X(a: 1\r\nX/b: 2\r\n@c: 3\r\n: 4\r\n folded\r\nContent-Length: 5\r\n\r\nabcde" NEXT_M,
+	  0, 0 },
+	{ "a line Python stops at, then Upgrade: line by line after it as always",
+	  "GET /ws HTTP/1.1\r\nX-F\x80oo: a\r\nUpgrade: websocket\r\n\r\n" AUTH,
+	  "GET /ws HTTP/1.1\r\nX-F\x80oo: a\r\nUpgrade: websocket\r\n\r\n" AUTH_M, 0, 0 },
+	{ "a line Python stops at, then a trailer Content-Length: trailers frame nothing",
+	  RQ
+	  "Transfer-Encoding: chunked\r\n\r\n0\r\nX-F\x80oo: a\r\nContent-Length: 5\r\n\r\n" NEXT,
+	  RQ
+	  "Transfer-Encoding: chunked\r\n\r\n0\r\nX-F\x80oo: a\r\nContent-Length: 5\r\n\r\n" NEXT_M,
+	  0, 0 },
 };
 
 int st_framing(struct th *h, struct st_stats *st)

@@ -21,52 +21,6 @@
 	"debug-*  mask  both\n"                                                                    \
 	"x-upstream-addr  drop  response\n"
 
-/* Scan @text as a stream of direction @dir, cut at @cut (0: whole). */
-static void scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u32 dir,
-		     const struct seg_peer *p, struct seg_scan *r)
-{
-	struct hs_stream st;
-
-	hs_stream_init_dir(&st, dir);
-	seg_scan(t, text, st, &cut, cut ? 1 : 0, 0, 0, p, r);
-}
-
-/* @text scanned whole, then cut at every offset: the same bytes and counts
- * every time (a masked name split at a cut is rewritten the same way; the
- * cases keep benign names clear of the rules' first bytes, so that scan.h's
- * split-name rule, which masks a benign name cut where a rule of the
- * stream's direction could still match it, never applies). The whole
- * scan's result is left in @r. */
-static void scan_all_cuts(const struct hs_trie *t, const char *text, __u32 dir,
-			  const struct seg_peer *p, struct seg_scan *r)
-{
-	static struct seg_scan c;
-	size_t len = strlen(text);
-
-	scan_dir(t, text, 0, dir, p, r);
-	for (size_t cut = 1; cut < len; cut++) {
-		scan_dir(t, text, cut, dir, p, &c);
-		if (strcmp(c.out, r->out) || c.masked != r->masked || c.matched != r->matched ||
-		    c.unframed != r->unframed || c.messages != r->messages || c.phase != r->phase)
-			fail_msg(
-				"cut at %zu: masked %u/%u matched %u/%u unframed %u/%u phase %u/%u\n"
-				"whole: %s\ncut:   %s",
-				cut, c.masked, r->masked, c.matched, r->matched, c.unframed,
-				r->unframed, c.phase, r->phase,
-				show_query((const __u8 *)r->out, strlen(r->out)), c.out);
-	}
-}
-
-/* How many times @needle occurs in @hay. */
-static unsigned int count_of(const char *hay, const char *needle)
-{
-	unsigned int n = 0;
-
-	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
-}
-
 static struct fixture fx;
 
 static int setup(void **state)
@@ -99,7 +53,7 @@ static void test_directions(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.masked, 2);
 	assert_non_null(strstr(r.out, "Secret-Token: kept"));
 	assert_null(strstr(r.out, "10.0.0.7"));
@@ -108,7 +62,7 @@ static void test_directions(void **state)
 	assert_int_equal(r.st.phase, HS_PH_REQ_LEAD);
 	assert_int_equal(r.st.nmsg, 1);
 
-	scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, NULL, &r);
+	seg_scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, 0, NULL, &r);
 	assert_int_equal(r.masked, 2);
 	assert_null(strstr(r.out, "gone"));
 	assert_non_null(strstr(r.out, "X-Backend-Server: kept"));
@@ -127,7 +81,7 @@ static void test_request_heads(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, NULL, &r);
+	seg_scan_all_cuts(fx.trie, req, HS_DIR_REQUEST, 0, NULL, &r);
 	assert_int_equal(r.messages, 6);
 	assert_int_equal(r.st.nmsg, 6);
 	assert_int_equal(r.st.heads, 0x5);
@@ -148,15 +102,15 @@ static void test_head_among_gets(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &head, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &head, &r);
 	assert_int_equal(r.masked, 3);
-	assert_int_equal(count_of(r.out, "X-Backend-Server"), 0);
+	assert_int_equal(str_count(r.out, "X-Backend-Server"), 0);
 	assert_int_equal(r.st.nmsg, 3);
 	assert_int_equal(r.st.phase, HS_PH_REQ_LEAD);
 
 	/* What the history says matters: as three GETs, the third response is
 	 * the second one's body. */
-	scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, &get, &r);
+	seg_scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, 0, &get, &r);
 	assert_int_equal(r.masked, 2);
 	assert_int_equal(r.st.phase, HS_PH_BODY);
 }
@@ -174,14 +128,14 @@ static void test_unknown_request(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &none, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &none, &r);
 	assert_int_equal(r.unframed, 1);
-	assert_int_equal(count_of(r.out, "X-Backend-Server"), 0);
+	assert_int_equal(str_count(r.out, "X-Backend-Server"), 0);
 	assert_true(r.st.conn & HS_CN_UNTRACKED);
 	assert_true(r.st.conn & HS_CN_RESPONSE);
 
 	/* One request known, two responses: the second is unframed. */
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &behind, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &behind, &r);
 	assert_int_equal(r.masked, 1); /* the body's line is body */
 	assert_int_equal(r.unframed, 1);
 	assert_non_null(strstr(r.out, "x-backend-server: 1"));
@@ -202,7 +156,7 @@ static void test_interim_and_bodiless(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.messages, 5);
 	assert_int_equal(r.masked, 3);
 	assert_int_equal(r.unframed, 0);
@@ -229,7 +183,7 @@ static void test_other_interim(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.unframed, 1);
 	assert_int_equal(r.masked, 1);
 	assert_null(strstr(r.out, "X-Backend-Server"));
@@ -339,7 +293,7 @@ static void test_chunked_trailers(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.masked, 2);
 	assert_non_null(strstr(r.out, "x-backend-server: 123"));
 	assert_null(strstr(r.out, "trailer"));
@@ -357,7 +311,7 @@ static void expect_line_by_line(const char *const *cases, size_t n, unsigned int
 	struct seg_scan r;
 
 	for (size_t i = 0; i < n; i++) {
-		scan_all_cuts(fx.trie, cases[i], HS_DIR_RESPONSE, &p, &r);
+		seg_scan_all_cuts(fx.trie, cases[i], HS_DIR_RESPONSE, 0, &p, &r);
 		if (r.masked != 1 || r.desync != desync || r.unframed ||
 		    !(r.st.conn & HS_CN_UNTRACKED))
 			fail_msg("case %zu: masked %u, desync %u, unframed %u, conn %#x", i,
@@ -389,7 +343,7 @@ static void test_upgrade_field_no_switch(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.masked, 1);
 	assert_false(r.st.conn & HS_CN_UNTRACKED);
 	assert_int_equal(r.st.nmsg, 2);
@@ -422,7 +376,7 @@ static void test_liberal_status_lines(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_all_cuts(fx.trie, resp, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.messages, 2);
 	assert_int_equal(r.masked, 3);
 	assert_int_equal(r.desync, 0);
@@ -438,9 +392,9 @@ static void test_response_drop(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, &p, &r);
+	seg_scan_dir(fx.trie, resp, 0, HS_DIR_RESPONSE, 0, &p, &r);
 	assert_int_equal(r.phase, HS_PH_DROPPED);
-	scan_dir(fx.trie, req, 0, HS_DIR_REQUEST, NULL, &r);
+	seg_scan_dir(fx.trie, req, 0, HS_DIR_REQUEST, 0, NULL, &r);
 	assert_int_equal(r.phase, HS_PH_REQ_LEAD);
 	assert_int_equal(r.matched, 0);
 }
@@ -455,7 +409,7 @@ static void test_either_stream(void **state)
 	struct seg_scan r;
 
 	(void)state;
-	scan_all_cuts(fx.trie, text, HS_DIR_EITHER, NULL, &r);
+	seg_scan_all_cuts(fx.trie, text, HS_DIR_EITHER, 0, NULL, &r);
 	assert_int_equal(r.masked, 3);
 	assert_null(strstr(r.out, "Secret-Token"));
 	assert_null(strstr(r.out, "secret-token"));

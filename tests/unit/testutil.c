@@ -523,10 +523,54 @@ void seg_scan(const struct hs_trie *t, const char *text, struct hs_stream st, co
 		r->unframed += s.unframed;
 		r->desync += s.desync;
 		r->conflicts += s.conflicts;
+		r->h2c += s.h2c;
+		r->bodies_unframed += s.bodies_unframed;
 		if (s.st.phase >= HS_PH_NOT_HTTP)
 			break;
 		hs_scan_finish(&s, &st);
 		off = end;
 	}
 	r->st = st;
+}
+
+void seg_scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u32 dir, __u8 opts,
+		  const struct seg_peer *p, struct seg_scan *r)
+{
+	struct hs_stream st;
+
+	hs_stream_init_dir(&st, dir);
+	seg_scan(t, text, st, &cut, cut ? 1 : 0, 0, opts, p, r);
+}
+
+void seg_scan_all_cuts(const struct hs_trie *t, const char *text, __u32 dir, __u8 opts,
+		       const struct seg_peer *p, struct seg_scan *r)
+{
+	static struct seg_scan c;
+	size_t len = strlen(text);
+
+	seg_scan_dir(t, text, 0, dir, opts, p, r);
+	for (size_t cut = 1; cut < len; cut++) {
+		seg_scan_dir(t, text, cut, dir, opts, p, &c);
+		if (strcmp(c.out, r->out) || c.masked != r->masked || c.matched != r->matched ||
+		    c.unframed != r->unframed || c.messages != r->messages || c.phase != r->phase ||
+		    c.conflicts != r->conflicts || c.h2c != r->h2c ||
+		    c.bodies_unframed != r->bodies_unframed)
+			fail_msg(
+				"cut at %zu: masked %u/%u matched %u/%u unframed %u/%u phase %u/%u "
+				"conflicts %u/%u h2c %u/%u bodies_unframed %u/%u\n"
+				"whole: %s\ncut:   %s",
+				cut, c.masked, r->masked, c.matched, r->matched, c.unframed,
+				r->unframed, c.phase, r->phase, c.conflicts, r->conflicts, c.h2c,
+				r->h2c, c.bodies_unframed, r->bodies_unframed,
+				show_query((const __u8 *)r->out, strlen(r->out)), c.out);
+	}
+}
+
+unsigned int str_count(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
 }

@@ -132,6 +132,7 @@ struct seg_scan {
 	struct hs_stream st; /* the state after the last segment finished */
 	__u8 phase; /* where the stream ended */
 	unsigned int messages, matched, masked, observed, unframed, desync, conflicts;
+	unsigned int h2c, bodies_unframed;
 };
 
 /*
@@ -146,6 +147,25 @@ struct seg_scan {
 void seg_scan(const struct hs_trie *t, const char *text, struct hs_stream st, const size_t *cuts,
 	      size_t n_cuts, __u8 first_opts, __u8 opts, const struct seg_peer *p,
 	      struct seg_scan *r);
+
+/* seg_scan() of @text as a stream of direction @dir (HS_DIR_*) from its
+ * first byte, with @opts in every segment, cut at @cut (0: whole). */
+void seg_scan_dir(const struct hs_trie *t, const char *text, size_t cut, __u32 dir, __u8 opts,
+		  const struct seg_peer *p, struct seg_scan *r);
+
+/*
+ * @text scanned whole, then cut at every offset: the same bytes, counts and
+ * end phase every time, or the test fails (a masked name split at a cut is
+ * rewritten the same way; callers keep benign names clear of the rules'
+ * first bytes, so that scan.h's split-name rule, which masks a benign name
+ * cut where a rule of the stream's direction could still match it, never
+ * applies). The whole scan's result is left in @r.
+ */
+void seg_scan_all_cuts(const struct hs_trie *t, const char *text, __u32 dir, __u8 opts,
+		       const struct seg_peer *p, struct seg_scan *r);
+
+/* How many times @needle occurs in @hay. */
+unsigned int str_count(const char *hay, const char *needle);
 
 /* ---- randomness ---- */
 

@@ -6,6 +6,12 @@
     input is recorded line by line as http.client's header parser reads it,
     so the report shows the raw field lines that ended up in self.headers,
     in order, and then self.headers itself (app-header lines).
+--mode simple: Python's SimpleHTTPRequestHandler over --dir, as it is:
+    it serves files to GET and HEAD and never reads a request's body (so
+    an origin that reads less than the framing says: the body of a GET is
+    its next request). The report of what it read (request line, field
+    lines, self.headers) goes to the --log file only; the answer is the
+    file.
 --mode raw: a plain socket server that reads a request's bytes up to the
     empty line and reports every line as received. It stands behind nginx
     (proxy_pass), so its report shows what nginx accepted and forwarded.
@@ -114,6 +120,45 @@ class Handler(http.server.BaseHTTPRequestHandler):
         sys.stderr.write("python origin: " + (fmt % args) + "\n")
 
 
+class SimpleHandler(http.server.SimpleHTTPRequestHandler):
+    """SimpleHTTPRequestHandler, keep-alive (HTTP/1.1), reporting what it
+    read before it answers as it always does."""
+    protocol_version = "HTTP/1.1"
+    server_name_tag = "python-simple"
+    log_path = "/dev/null"
+    extra_headers = []
+
+    def setup(self):
+        super().setup()
+        self.rfile = Recorder(self.rfile)
+
+    def handle_one_request(self):
+        self.rfile.lines = []
+        super().handle_one_request()
+
+    def report(self):
+        rec = self.rfile.lines
+        fields = [l for l in rec[1:] if l not in (b"\r\n", b"\n", b"")]
+        write_log(self.log_path, make_report(self.server_name_tag, rec[0], fields, b"",
+                                             self.headers.items()))
+
+    def do_GET(self):
+        self.report()
+        super().do_GET()
+
+    def do_HEAD(self):
+        self.report()
+        super().do_HEAD()
+
+    def end_headers(self):
+        for name, value in self.extra_headers:
+            self.send_header(name, value)
+        super().end_headers()
+
+    def log_message(self, fmt, *args):
+        sys.stderr.write("python-simple origin: " + (fmt % args) + "\n")
+
+
 class DualStackHTTPServer(http.server.ThreadingHTTPServer):
     address_family = socket.AF_INET6
     daemon_threads = True
@@ -166,19 +211,28 @@ class RawServer(socketserver.ThreadingTCPServer):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--mode", choices=("http", "raw"), required=True)
+    ap.add_argument("--mode", choices=("http", "simple", "raw"), required=True)
     ap.add_argument("--port", type=int, required=True)
     ap.add_argument("--bind", default="::")
     ap.add_argument("--log", default="/dev/null")
     ap.add_argument("--server-name", default=None)
+    ap.add_argument("--dir", default=".", help="the files simple mode serves")
     ap.add_argument("--response-header", action="append", default=[],
-                    help="'Name: value' for every response (http mode)")
+                    help="'Name: value' for every response (http and simple modes)")
     a = ap.parse_args()
     if a.mode == "http":
         Handler.extra_headers = [tuple(h.split(": ", 1)) for h in a.response_header]
         Handler.log_path = a.log
         Handler.server_name_tag = a.server_name or "python"
         srv = DualStackHTTPServer((a.bind, a.port), Handler)
+    elif a.mode == "simple":
+        SimpleHandler.extra_headers = [tuple(h.split(": ", 1)) for h in a.response_header]
+        SimpleHandler.log_path = a.log
+        SimpleHandler.server_name_tag = a.server_name or "python-simple"
+        directory = a.dir
+        srv = DualStackHTTPServer(
+            (a.bind, a.port),
+            lambda *args, **kw: SimpleHandler(*args, directory=directory, **kw))
     else:
         RawHandler.log_path = a.log
         RawHandler.server_name_tag = a.server_name or "raw"
