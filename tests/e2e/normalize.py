@@ -633,7 +633,7 @@ def syn_body(t):
     ignored_control(t, "syn", "body")
 
 
-# --- class 13: link layers the stack takes off (issue 34) --------------------
+# --- class 16: link layers the stack takes off (issue 34) --------------------
 # Linux takes off any number of priority tags (VID 0) without a VLAN device
 # (__netif_receive_skb_core(): check_vlan_id), and delivers the request
 # inside: hdrstrip reads up to eight tags; a deeper stack goes to the
@@ -658,26 +658,26 @@ def vlan_request(t, n):
     t.expect(r)
 
 
-@case("vlan-prio-3", 13, "three priority tags (802.1ad, 802.1Q, 802.1Q, VID 0) around a request",
+@case("vlan-prio-3", 16, "three priority tags (802.1ad, 802.1Q, 802.1Q, VID 0) around a request",
       origins=ALL,
       counters={"headers_masked": (">=", 1)})
 def vlan_prio_3(t):
     vlan_request(t, 3)
 
 
-@case("vlan-prio-8", 13, "eight priority tags, the most hdrstrip reads", origins=ALL,
+@case("vlan-prio-8", 16, "eight priority tags, the most hdrstrip reads", origins=ALL,
       counters={"headers_masked": (">=", 1)})
 def vlan_prio_8(t):
     vlan_request(t, 8)
 
 
-@case("vlan-prio-8-v6", 13, "eight priority tags around an IPv6 request",
+@case("vlan-prio-8-v6", 16, "eight priority tags around an IPv6 request",
       counters={"headers_masked": (">=", 1)}, fam=6)
 def vlan_prio_8_v6(t):
     vlan_request(t, 8)
 
 
-@case("vlan-prio-10", 13, "ten priority tags: more than read, dropped (on-error), never opened",
+@case("vlan-prio-10", 16, "ten priority tags: more than read, dropped (on-error), never opened",
       counters={"vlan_too_deep": (">=", 1), "packets_dropped": (">=", 1)})
 def vlan_prio_10(t):
     # (tc-ingress sees one tag fewer: the device or the stack moved the
