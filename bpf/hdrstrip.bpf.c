@@ -958,8 +958,9 @@ __attribute__((noinline)) int ct_dport_tc(struct __sk_buff *ctx, struct scratch 
  * A segment (or first fragment) to a port not inspected whose connection
  * NAT takes to an inspected one: 1, its direction a request's. Asked at
  * the ingress hooks only (at tc-egress, netfilter has rewritten the port
- * already), and not for a tunnel's inner packet (its conntrack is another
- * device's, looked up there). The SYN that opens such a connection comes
+ * already); for a tunnel's inner packet too, which a tunnel device of this
+ * namespace hands to the same conntrack (one of another namespace: no
+ * entry here, and nothing is lost by asking). The SYN that opens such a connection comes
  * before conntrack knows it: its data (TCP Fast Open) is scanned as a
  * request's all the same, and the rest of the connection then has a flow.
  */
@@ -969,7 +970,7 @@ static __always_inline int nat_inspected(void *ctx, struct scratch *sc, struct h
 	__u16 port;
 	int r;
 
-	if (cfg->nat != HS_NAT_LOOKUP || event_hook == HS_HOOK_TC_EGRESS || sc->pk.key.tunnel)
+	if (cfg->nat != HS_NAT_LOOKUP || event_hook == HS_HOOK_TC_EGRESS)
 		return 0;
 	if ((sc->pk.tcp_flags & (HS_TCP_SYN | HS_TCP_ACK)) == HS_TCP_SYN) {
 		/* (Its data: counted as a request's below.) */

@@ -218,10 +218,11 @@ int opt_tunnel_ports(const struct dev_cmd *c, const char *arg, int kind, struct 
 		return -1;
 	if (ports_parse(arg, bitmap)) {
 		pr_err("%s: bad %s '%s' (expected UDP ports, e.g. %s, or none)", c->name,
-		       opt_word(c, kind == HS_TUN_OPAQUE	 ? "--udp-tunnel-ports"
+		       opt_word(c, kind == HS_TUN_OPAQUE   ? "--udp-tunnel-ports"
 				   : kind == HS_TUN_GENEVE ? "--geneve-ports"
 							   : "--vxlan-ports"),
-		       arg, kind == HS_TUN_GENEVE ? HS_GENEVE_PORTS_DEFAULT : HS_VXLAN_PORTS_DEFAULT);
+		       arg,
+		       kind == HS_TUN_GENEVE ? HS_GENEVE_PORTS_DEFAULT : HS_VXLAN_PORTS_DEFAULT);
 		return EXIT_USAGE;
 	}
 	while (ports_next_run(bitmap, from, &p, &q)) {

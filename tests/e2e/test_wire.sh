@@ -190,6 +190,25 @@ for hook in xdp tc-ingress; do
 	assert_clean "$SNS" "$SDEV"
 done
 
+# NAT inside a tunnel: the vxlan device of this namespace hands the inner
+# packet to the same conntrack, which the hooks ask for the inner tuple.
+vxlan_up 4789
+for hook in xdp tc-ingress; do
+	what="NAT inside VXLAN, $hook"
+	step "$what: attach" hs_s attach "$SDEV" --headers "$LIST" --hook "$hook" --ports "$ALL_PORTS"
+	before=$(hs_stats "$SNS" "$SDEV")
+	step "$what: DNAT 18080 -> nginx, REDIRECT 18000 -> node over the overlay" \
+		client 10.88.0.2 18080,18000 -H "X-Internal-Auth: nat-secret-$RANDOM" -H "X-Keep: yes" \
+		--timeout 3 --check "$LIST"
+	after=$(hs_stats "$SNS" "$SDEV")
+	grew "$before" "$after" nat_inspected 2 "$what"
+	grew "$before" "$after" tunneled 2 "$what"
+	grew "$before" "$after" headers_masked 2 "$what"
+	step "$what: detach" hs_s detach "$SDEV"
+	assert_clean "$SNS" "$SDEV"
+done
+vxlan_down
+
 # --nat off: the hooks do not look, and status says which NAT'd
 # connections conntrack holds that they pass (the ones just made).
 step "NAT, --nat off: attach" hs_s attach "$SDEV" --headers "$LIST" --ports "$ALL_PORTS" --nat off
