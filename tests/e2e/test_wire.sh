@@ -155,6 +155,15 @@ for hook in xdp tc-ingress tc-egress; do
 	assert_clean "$NS" tunw
 done
 
+# A device whose link type hdrstrip does not read: refused, saying where to
+# attach instead, and nothing left on it.
+step "a TUN device posing as InfiniBand" in_s "$PYTHON" "$E2E_DIR/tunrelay.py" linktype \
+	"$SNS" tunib 32
+expect_exit 2 "attach refuses an InfiniBand device" hs_s attach tunib --headers "$LIST"
+assert_match "$EXPECT_OUT" "cannot attach to 'tunib': its link type is infiniband \(32\).*--receive" \
+	"the refusal names the link type and where to attach instead"
+assert_clean "$SNS" tunib
+
 # --- NAT: DNAT and REDIRECT from ports not inspected to inspected ones --------
 cat >"$WORK/nat.nft" <<EOF
 table inet hse2e_nat {

@@ -5,10 +5,13 @@
 this process, which copies every IP packet one reads to the other.
 
     tunrelay.py NETNS_A DEV_A NETNS_B DEV_B READY_FILE
+    tunrelay.py linktype NETNS DEV ARPHRD
 
 It opens both devices (entering each namespace in turn), writes READY_FILE
 once both are attached, then relays until killed. The test gives the
-devices their addresses and brings them up.
+devices their addresses and brings them up. 'linktype' makes a persistent
+TUN device DEV whose link type is ARPHRD (TUNSETLINK): a device of a kind
+this kernel has no driver for (infiniband, 32), for attach to refuse.
 """
 import ctypes
 import fcntl
@@ -18,6 +21,8 @@ import struct
 import sys
 
 TUNSETIFF = 0x400454CA
+TUNSETPERSIST = 0x400454CB
+TUNSETLINK = 0x400454CD
 IFF_TUN = 0x0001
 IFF_NO_PI = 0x1000
 CLONE_NEWNET = 0x40000000
@@ -43,6 +48,12 @@ def open_tun(netns, name):
 
 
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == "linktype":
+        fd = open_tun(sys.argv[2], sys.argv[3])
+        fcntl.ioctl(fd, TUNSETLINK, int(sys.argv[4]))
+        fcntl.ioctl(fd, TUNSETPERSIST, 1)
+        os.close(fd)
+        return
     if len(sys.argv) != 6:
         sys.exit(__doc__)
     ns_a, dev_a, ns_b, dev_b, ready = sys.argv[1:]
