@@ -115,15 +115,16 @@ static int detach_gone(struct dev *d, const char *what)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	for (int k = 0; d->cgroup && k < 2; k++) {
-		const char *map = k ? HS_MAP_SERVERS : HS_MAP_SOCKS;
+	for (int k = 0; d->cgroup && k < 3; k++) {
+		static const char *const maps[] = { HS_MAP_SOCKS, HS_MAP_SERVERS, HS_MAP_ORIGINS };
+		const char *map = maps[k];
 		char path[PATH_MAX + 32];
 		int socks;
 
 		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map);
 		socks = bpf_obj_get(path);
 		if (socks >= 0) {
-			r = proxy_release_socks(socks);
+			r = proxy_release_socks(d, socks);
 			close(socks);
 			if (r)
 				pr_warn("cannot empty the sockhash '%s' of %s: %s (%d); its "

@@ -33,6 +33,7 @@ enum dev_opt {
 	OPT_EVENT_RATE,
 	OPT_OBSERVE,
 	OPT_ENFORCE,
+	OPT_RECEIVE,
 };
 
 /* The option entries of getopt_long's table, one per option, for the
@@ -92,6 +93,10 @@ enum dev_opt {
 #define OPTION_ENFORCE                                                                             \
 	{                                                                                          \
 		"enforce", no_argument, NULL, OPT_ENFORCE                                          \
+	}
+#define OPTION_RECEIVE                                                                             \
+	{                                                                                          \
+		"receive", no_argument, NULL, OPT_RECEIVE                                          \
 	}
 #define OPTION_HELP                                                                                \
 	{                                                                                          \
