@@ -16,6 +16,8 @@ PKGS=(
 	nodejs python3-yaml valgrind libclang-rt-14-dev man-db groff-base systemd
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
+	# origin mode's tests: an nftables DNAT to an origin, io_uring receives
+	nftables liburing-dev
 	# make lint, make fuzz-cov
 	cppcheck clang-tidy-14 clang-format-14 llvm-14
 	# benchmarks

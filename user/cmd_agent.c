@@ -86,6 +86,7 @@ struct agent_att {
 	int n_attach_opt;
 	char vals[AGENT_MAX_OPTS + 4][64];
 	int waiting; /* the interface is not there: said once */
+	int receive; /* [cgroup]: receive = yes, origin mode */
 };
 
 struct agent_config {
@@ -111,6 +112,7 @@ static const struct {
 	{ "event-rate", "--event-rate", 0 },
 	{ "flows", "--flows", 1 },
 	{ "xdp-mode", "--xdp-mode", 1 },
+	{ "receive", NULL, 1 },
 };
 
 static char *trim(char *s)
@@ -136,9 +138,18 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		;
 	if (k == n) {
 		pr_err("%s:%d: unknown key '%s' (known: headers hooks netns mode fold-underscore "
-		       "ports on-error untracked urgent event-rate flows xdp-mode)",
+		       "ports on-error untracked urgent event-rate flows xdp-mode receive)",
 		       file, line, key);
 		return -1;
+	}
+	if (!strcmp(key, "receive")) {
+		if (!a->cgroup || (strcmp(val, "yes") && strcmp(val, "no"))) {
+			pr_err("%s:%d: receive is yes or no, in a [cgroup] section (origin mode)",
+			       file, line);
+			return -1;
+		}
+		a->receive = !strcmp(val, "yes");
+		return 0;
 	}
 	if (a->cgroup && (!strcmp(key, "hooks") || !strcmp(key, "netns") ||
 			  !strcmp(key, "xdp-mode") || !strcmp(key, "urgent"))) {
@@ -344,6 +355,8 @@ static int agent_argv(const struct agent_att *a, const char *cmd, const char *ho
 			argv[argc++] = a->attach_opt[i][0];
 			argv[argc++] = a->attach_opt[i][1];
 		}
+		if (attach && a->receive)
+			argv[argc++] = "--receive";
 	}
 	argv[argc] = NULL;
 	return argc;
@@ -415,6 +428,14 @@ static int agent_apply(struct agent_att *a, int update)
 		return EXIT_FAIL;
 	}
 	n = dev_attached_hooks(&st);
+	if (a->cgroup && n && !st.prog_id[a->receive ? HS_HOOK_RECEIVE : HS_HOOK_CGROUP]) {
+		/* The other mode: a cgroup changes mode only by a detach. */
+		say("[cgroup %s]: attached in %s mode, the config says %s mode: detaching and "
+		    "attaching again",
+		    a->target, a->receive ? "proxy" : "origin", a->receive ? "origin" : "proxy");
+		rc = agent_cmd(a, "detach", NULL, 0, 0);
+		n = 0;
+	}
 	if (n && update)
 		rc = agent_cmd(a, "update", NULL, 1, 0);
 	if (a->cgroup) {
@@ -436,6 +457,24 @@ static int agent_apply(struct agent_att *a, int update)
 	}
 	netns_leave(a);
 	return rc;
+}
+
+/* Origin mode: reset the connections of @a a drop ended (the sk_skb
+ * program stops passing their bytes; the reset tells both ends). */
+static void agent_reset_ended(const struct agent_att *a)
+{
+	struct dev_state st;
+	struct dev d;
+	int n = 0;
+
+	if (cgroup_resolve(a->target, &d))
+		return;
+	if (!dev_query(&d, &st) && st.prog_id[HS_HOOK_RECEIVE])
+		n = origin_reset_ended(&d, st.prog_id[HS_HOOK_RECEIVE]);
+	dev_close(&d);
+	if (n > 0)
+		say("[cgroup %s]: reset %d connection%s a drop ended", a->target, n,
+		    n == 1 ? "" : "s");
 }
 
 /* ---- what to watch ---- */
@@ -882,6 +921,10 @@ int cmd_agent(int argc, char **argv)
 				}
 			}
 		}
+		/* Origin mode: the connections a drop ended, reset at once. */
+		for (int i = 0; i < cfg.n; i++)
+			if (cfg.att[i].cgroup && cfg.att[i].receive)
+				agent_reset_ended(&cfg.att[i]);
 		if (link || mono() >= reconcile_at) {
 			/* An interface that came back, or a hook someone took off. */
 			as.last_ok = !apply_all(&cfg, 0);

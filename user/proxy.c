@@ -474,14 +474,29 @@ struct drain {
 };
 
 /*
+ * Has the application read everything its socket received (a FIN aside)?
+ * Bytes the sk_skb program passed wait in the psock's queue, which goes
+ * with the psock; bytes that came before accept() wait in the socket's own
+ * queue until the application's first read runs them through the program.
+ * Either would be lost, or read unmasked, were the socket taken out now.
+ */
+static int rx_read_all(const struct diag_tcp *t)
+{
+	int fin = t->state != 1 /* TCP_ESTABLISHED */ && t->state != 4 /* TCP_FIN_WAIT1 */ &&
+		  t->state != 5 /* TCP_FIN_WAIT2 */;
+
+	return t->rqueue <= (__u32)fin;
+}
+
+/*
  * One pass over sockhash @fd, whose sockets' queues the sk_skb program
  * fills (@c->rxstate): a socket leaves once its application has read
- * everything the program passed it. The psock's queue goes with the psock:
- * taking the socket out before would lose those bytes, and leave the
- * stream with a hole TCP never recovers from. Bytes that arrive between
- * the check and the removal are lost so: the connection is reset instead
- * (never a stream with bytes missing). With @last, a socket still waiting
- * is reset and taken out. Returns the sockets left, or -errno.
+ * everything it received (rx_read_all()). Taking it out before would lose
+ * the psock's queue, and leave the stream with a hole TCP never recovers
+ * from. Bytes that arrive between the check and the removal are lost so:
+ * the connection is reset instead (never a stream with bytes missing).
+ * With @last, a socket still waiting is reset and taken out. Returns the
+ * sockets left, or -errno.
  */
 static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns, int last,
 		      struct drain *dr)
@@ -507,7 +522,7 @@ static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns
 			continue;
 		}
 		r = rx_diag(ns, &rx, key, &t);
-		ready = r || t.bytes_received - t.rqueue >= rx.passed || (rx.flags & HS_RX_ENDED);
+		ready = r || rx_read_all(&t) || (rx.flags & HS_RX_ENDED);
 		if (!ready && !last) {
 			left++;
 			key = next;
