@@ -105,12 +105,22 @@ struct tcp_sock___hs_rx {
 
 extern void *bpf_cast_to_kern_ctx(void *obj) __ksym;
 
-/* The connection of @skops as a request travels (client to origin). */
+/* The connection of @skops as a request travels (client to origin); an
+ * IPv4 client of a dual-stack socket (::ffff:a.b.c.d) as IPv4, as the
+ * interface hooks see it. */
 static __always_inline void rx_key(struct bpf_sock_ops *skops, struct hs_flow_key *k)
 {
 	__u32 a, b;
 
-	if (skops->family == 10 /* AF_INET6 */) {
+	if (skops->family == 10 /* AF_INET6 */ && !(skops->remote_ip6[0] | skops->remote_ip6[1]) &&
+	    skops->remote_ip6[2] == bpf_htonl(0xffff)) {
+		k->family = 4;
+		a = skops->remote_ip6[3];
+		b = skops->local_ip6[3];
+		asm volatile("" : "+r"(a), "+r"(b));
+		k->saddr[0] = a;
+		k->daddr[0] = b;
+	} else if (skops->family == 10 /* AF_INET6 */) {
 		k->family = 6;
 		k->saddr[0] = skops->remote_ip6[0];
 		k->saddr[1] = skops->remote_ip6[1];

@@ -182,6 +182,15 @@ static int attach_maps(struct dev *d, const struct dev_state *st, int have_bpffs
 		}
 		return 0;
 	}
+	/* Connections a detach left filtered: the pins that keep them go
+	 * only once they are done. */
+	if (have_bpffs && d->cgroup && (r = proxy_release_pinned(d)) > 0) {
+		pr_err("the last attachment of %s still holds %d connection%s whose application has "
+		       "not read what it received (left filtered by its detach): 'hdrstrip detach "
+		       "--cgroup %s' once they are done",
+		       target_str(d), r, r == 1 ? "" : "s", d->cgroup_path);
+		return -1;
+	}
 	if (have_bpffs && pins_clear_stale(d, st, pi) == -EBUSY) {
 		pins_elsewhere_err(d, pi, "attach");
 		return -1;

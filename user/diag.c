@@ -91,6 +91,7 @@ static int diag_call(__u16 type, const struct hs_flow_key *k, __u64 cookie, stru
 
 				memset(out, 0, sizeof(*out));
 				out->rqueue = m->idiag_rqueue;
+				out->inode = m->idiag_inode;
 				out->state = m->idiag_state;
 				for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
 					struct tcp_info ti = { 0 };

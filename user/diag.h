@@ -15,6 +15,7 @@
 struct diag_tcp {
 	__u64 bytes_received; /* payload bytes (and a FIN) the socket received */
 	__u32 rqueue; /* of them, not read by the application yet */
+	__u32 inode; /* its file's: 0 until accept() returned it */
 	__u8 state; /* TCP_ESTABLISHED ... */
 };
 

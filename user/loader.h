@@ -84,12 +84,18 @@ int proxy_attach(const struct dev *d, const struct dev_maps *m, int hook);
 /* Proxy mode's maps, sockhash included (maps_create for a cgroup). */
 int proxy_maps_create(struct dev_maps *m);
 /* Take sockops program @prog_id off the cgroup, then every socket out of its
- * sockhashes: they go through plain TCP again when this returns (a socket
- * whose application has not read what the sk_skb program passed it once
- * that is read, or at a deadline, reset). */
+ * sockhashes: they go through plain TCP again when this returns, but a
+ * socket whose application has not read what it received (once it has,
+ * polled; at a deadline it is left filtered: proxy_release_pinned()). */
 int proxy_detach(const struct dev *d, __u32 prog_id);
-/* Take every socket out of sockhash @fd (a cgroup that is gone). */
+/* Take every socket out of sockhash @fd (a cgroup that is gone): the
+ * sockets left (see proxy_detach), or -errno. */
 int proxy_release_socks(const struct dev *d, int fd);
+/* The same for the sockhashes pinned under @d->pin_dir: before pins of a
+ * cgroup with nothing attached go. The sockets left, or -errno. */
+int proxy_release_pinned(const struct dev *d);
+/* The sockets the pinned sockhashes of @d with an sk_skb program hold. */
+int proxy_socks_left(const struct dev *d);
 /* Established connections of the cgroup's processes to the ports in
  * @ports (@accepted: from them, the connections they accepted): the ones
  * the sockops program will never see. */

@@ -463,42 +463,55 @@ static int sockhash_flush(int fd)
 	return 0;
 }
 
-/* How long detach waits for applications to read what the sk_skb program
- * already passed them (HS_DRAIN_MS), polling every HS_DRAIN_POLL_MS. */
+/* How long detach waits for applications to read what their sockets
+ * received (HS_DRAIN_MS), polling every HS_DRAIN_POLL_MS. */
 #define HS_DRAIN_MS 5000
 #define HS_DRAIN_POLL_MS 20
 
 struct drain {
+	struct timespec deadline; /* CLOCK_MONOTONIC */
+	int pass; /* 0, then 1 (sockhashes_release()) */
 	int waited; /* sockets that had to wait for their application */
-	int reset; /* reset: not read by the deadline, or bytes came as it left */
+	int reset; /* reset: ended by a drop, or bytes came as it left */
+	int left; /* still waiting at the deadline: left in the sockhash */
 };
 
+static int drain_over(const struct drain *dr)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return now.tv_sec > dr->deadline.tv_sec ||
+	       (now.tv_sec == dr->deadline.tv_sec && now.tv_nsec >= dr->deadline.tv_nsec);
+}
+
 /*
- * Has the application read everything its socket received (a FIN aside)?
- * Bytes the sk_skb program passed wait in the psock's queue, which goes
- * with the psock; bytes that came before accept() wait in the socket's own
- * queue until the application's first read runs them through the program.
- * Either would be lost, or read unmasked, were the socket taken out now.
+ * May the socket leave its sockhash? Only once its application has taken
+ * it (accept()) and read everything it received (a FIN aside). Bytes the
+ * sk_skb program passed wait in the psock's queue, which goes with the
+ * psock: the stream would have a hole TCP never recovers from. Bytes that
+ * came before accept() wait in the socket's own queue until the
+ * application's first read runs them through the program: taken out, the
+ * socket would hand them over unmasked.
  */
 static int rx_read_all(const struct diag_tcp *t)
 {
 	int fin = t->state != 1 /* TCP_ESTABLISHED */ && t->state != 4 /* TCP_FIN_WAIT1 */ &&
 		  t->state != 5 /* TCP_FIN_WAIT2 */;
 
-	return t->rqueue <= (__u32)fin;
+	return t->inode && t->rqueue <= (__u32)fin;
 }
 
 /*
  * One pass over sockhash @fd, whose sockets' queues the sk_skb program
- * fills (@c->rxstate): a socket leaves once its application has read
- * everything it received (rx_read_all()). Taking it out before would lose
- * the psock's queue, and leave the stream with a hole TCP never recovers
- * from. Bytes that arrive between the check and the removal are lost so:
- * the connection is reset instead (never a stream with bytes missing).
- * With @last, a socket still waiting is reset and taken out. Returns the
- * sockets left, or -errno.
+ * fills (@c->rxstate): a socket leaves once it may (rx_read_all()). One a
+ * drop ended is reset as it leaves (bytes after the drop must not reach
+ * the application by the plain path). Bytes that arrive between the check
+ * and the removal and go through the program are lost with the psock: the
+ * connection is reset then (never a stream with bytes missing). Returns
+ * the sockets left, or -errno.
  */
-static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns, int last,
+static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns,
 		      struct drain *dr)
 {
 	__u64 key, next;
@@ -510,7 +523,7 @@ static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns
 	while (more) {
 		struct hs_rx rx, after;
 		struct diag_tcp t;
-		int ready, r;
+		int ended;
 
 		more = !bpf_map_get_next_key(fd, &key, &next);
 		if (!more && errno != ENOENT)
@@ -521,21 +534,18 @@ static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns
 			key = next;
 			continue;
 		}
-		r = rx_diag(ns, &rx, key, &t);
-		ready = r || rx_read_all(&t) || (rx.flags & HS_RX_ENDED);
-		if (!ready && !last) {
+		ended = (rx.flags & HS_RX_ENDED) != 0;
+		if (!ended && !rx_diag(ns, &rx, key, &t) && !rx_read_all(&t)) {
 			left++;
 			key = next;
 			continue;
 		}
-		if (!ready || (rx.flags & HS_RX_ENDED)) {
-			rx_diag(ns, &rx, key, NULL);
-			dr->reset += !(rx.flags & HS_RX_ENDED);
-		}
+		if (ended && !rx_diag(ns, &rx, key, NULL))
+			dr->reset++;
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return -errno;
-		if (ready && !(rx.flags & HS_RX_ENDED) &&
-		    !bpf_map_lookup_elem(c->rxstate, &key, &after) && after.passed != rx.passed) {
+		if (!ended && !bpf_map_lookup_elem(c->rxstate, &key, &after) &&
+		    after.passed != rx.passed) {
 			/* Passed to the psock's queue as it went. */
 			rx_diag(ns, &rx, key, NULL);
 			dr->reset++;
@@ -546,7 +556,7 @@ static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns
 }
 
 /* Sockhash @fd emptied: at once (socks: no verdict program, nothing
- * queued), or drained with a deadline. */
+ * queued), or drained until the deadline. */
 static int sockhash_release(int fd, const struct cg_maps *c, const struct cg_netns *ns,
 			    struct drain *dr)
 {
@@ -555,12 +565,16 @@ static int sockhash_release(int fd, const struct cg_maps *c, const struct cg_net
 
 	if (c->rxstate < 0)
 		return sockhash_flush(fd);
-	for (int waited = 0;; waited += HS_DRAIN_POLL_MS) {
-		r = drain_pass(fd, c, ns, waited >= HS_DRAIN_MS, dr);
+	for (int first = 1;; first = 0) {
+		r = drain_pass(fd, c, ns, dr);
 		if (r <= 0)
 			return r;
-		if (!waited)
+		if (first && !dr->pass)
 			dr->waited += r;
+		if (drain_over(dr)) {
+			dr->left += r;
+			return 0;
+		}
 		nanosleep(&pause, NULL);
 	}
 }
@@ -570,7 +584,8 @@ static int sockhash_release(int fd, const struct cg_maps *c, const struct cg_net
  * detach may still add a socket after the first pass; the second, after an
  * RCU grace period (MEMBARRIER_CMD_GLOBAL waits for one; on nohz_full
  * kernels it cannot, and the second pass only narrows the window), takes
- * it out.
+ * it out. Returns the sockets left in them (their applications have not
+ * read what they received), or -errno.
  */
 static int sockhashes_release(const struct dev *d, const struct cg_maps *c)
 {
@@ -579,9 +594,13 @@ static int sockhashes_release(const struct dev *d, const struct cg_maps *c)
 	int r = 0;
 
 	cg_netns_open(d, &ns);
+	clock_gettime(CLOCK_MONOTONIC, &dr.deadline);
+	dr.deadline.tv_sec += HS_DRAIN_MS / 1000;
 	for (int pass = 0; pass < 2 && !r; pass++) {
 		if (pass)
 			(void)syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		dr.pass = pass;
+		dr.left = 0;
 		for (int i = 0; i < 3 && !r; i++)
 			if (c->hash[i] >= 0)
 				r = i ? sockhash_release(c->hash[i], c, &ns, &dr)
@@ -589,16 +608,21 @@ static int sockhashes_release(const struct dev *d, const struct cg_maps *c)
 	}
 	cg_netns_close(&ns);
 	if (dr.waited)
-		printf("%d connection%s waited for %s application to read what hdrstrip had "
-		       "passed it%s\n",
+		printf("%d connection%s waited for %s application to read what %s received\n",
 		       dr.waited, dr.waited == 1 ? "" : "s", dr.waited == 1 ? "its" : "their",
-		       dr.reset ? "" : " (all read)");
+		       dr.waited == 1 ? "it" : "they");
 	if (dr.reset)
-		printf("reset %d connection%s: %s application did not read what was queued for it "
-		       "within %d s, or bytes arrived as it left the sockhash\n",
-		       dr.reset, dr.reset == 1 ? "" : "s", dr.reset == 1 ? "its" : "their",
-		       HS_DRAIN_MS / 1000);
-	return r;
+		printf("reset %d connection%s a drop had ended, or that received bytes as %s left\n",
+		       dr.reset, dr.reset == 1 ? "" : "s", dr.reset == 1 ? "it" : "they");
+	if (dr.left)
+		printf("%d connection%s still hold%s bytes %s application has not read after %d s: "
+		       "left filtered (taken out, %s would lose them or hand them over unmasked); "
+		       "the pins stay until %s done, and 'hdrstrip detach' again takes %s out\n",
+		       dr.left, dr.left == 1 ? "" : "s", dr.left == 1 ? "s" : "",
+		       dr.left == 1 ? "its" : "their", HS_DRAIN_MS / 1000,
+		       dr.left == 1 ? "it" : "they", dr.left == 1 ? "it is" : "they are",
+		       dr.left == 1 ? "it" : "them");
+	return r ? r : dr.left;
 }
 
 int proxy_release_socks(const struct dev *d, int fd)
@@ -619,6 +643,50 @@ int proxy_release_socks(const struct dev *d, int fd)
 	c.hash[1] = -1;
 	cg_maps_close(&c);
 	return r;
+}
+
+int proxy_socks_left(const struct dev *d)
+{
+	static const char *const maps[] = { HS_MAP_SERVERS, HS_MAP_ORIGINS };
+	int n = 0;
+
+	for (size_t k = 0; k < HS_ARRAY_SIZE(maps); k++) {
+		char path[PATH_MAX + 32];
+		__u64 key, next;
+		int fd, more;
+
+		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, maps[k]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		for (more = !bpf_map_get_next_key(fd, NULL, &key); more;
+		     more = !bpf_map_get_next_key(fd, &key, &next), key = next)
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
+int proxy_release_pinned(const struct dev *d)
+{
+	static const char *const maps[] = { HS_MAP_SOCKS, HS_MAP_SERVERS, HS_MAP_ORIGINS };
+	int r, left = 0;
+
+	for (size_t k = 0; k < HS_ARRAY_SIZE(maps); k++) {
+		char path[PATH_MAX + 32];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, maps[k]);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		r = proxy_release_socks(d, fd);
+		close(fd);
+		if (r < 0)
+			return r;
+		left += r;
+	}
+	return left;
 }
 
 int proxy_detach(const struct dev *d, __u32 prog_id)
@@ -652,7 +720,7 @@ int proxy_detach(const struct dev *d, __u32 prog_id)
 	if (!r)
 		r = sockhashes_release(d, &c);
 	cg_maps_close(&c);
-	return r;
+	return r < 0 ? r : 0;
 }
 
 int origin_reset_ended(const struct dev *d, __u32 prog_id)

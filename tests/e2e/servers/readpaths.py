@@ -3,7 +3,8 @@
 """An origin that reads each request through one way of reading a socket.
 
     readpaths.py serve --base-port PORT --log FILE [--accept-delay SECONDS]
-    readpaths.py send HOST PORT [--urgent]
+    readpaths.py send HOST PORT [--urgent] [--wait SECONDS] [--then TEXT]
+    readpaths.py check LOG METHOD masked|first-part|nothing [--uring] [--step TEXT]
 
 serve listens on PORT + i for the i-th method of METHODS, accepts (after
 --accept-delay, so that a client's first bytes arrive before accept()
@@ -15,8 +16,16 @@ call returned), "error"}.
 send writes a request in two parts, each with an internal field: PART1 at
 once (it arrives before the server's accept() when that waits), PART2 0.6 s
 later (after the server's first read); with --urgent the last byte of
-PART1 goes as urgent data (MSG_OOB). It prints the answer, and exits 0 on
-a 200, 3 on a reset, 4 on EOF without an answer, 5 on silence.
+PART1 goes as urgent data (MSG_OOB), with --wait it waits that long after
+the handshake first, with --then it sends TEXT (a marker the server must
+never read) 0.3 s after PART2. It prints the answer, and exits 0 on a 200,
+3 on a reset, 4 on EOF without an answer, 5 on silence.
+
+check reads METHOD's last record in LOG (--uring: uring_origin's log) and
+exits 0 when the server read: 'masked' the whole request with both
+internal lines masked; 'first-part' PART1 alone, as sent (what it read
+before the sk_skb program saw it), and nothing after; 'nothing'; --step
+TEXT: and one of its calls returned TEXT.
 """
 import argparse
 import ctypes
@@ -31,7 +40,10 @@ import sys
 import time
 
 METHODS = ["recv", "read", "readv", "recvmsg", "recv_into", "peek", "oob", "oobinline",
-           "splice", "sendfile", "zerocopy"]
+           "splice", "sendfile", "zerocopy", "slow", "stall"]
+# slow: recv() after SLOW seconds; stall: after STALL seconds (past the
+# time detach waits for an application to read what it was given).
+SLOW, STALL = 2.0, 13.0
 
 TCP_ZEROCOPY_RECEIVE = 35
 PAGE = mmap.PAGESIZE
@@ -66,12 +78,19 @@ def wait_readable(c, secs=3.0):
 
 
 def read_plain(c, data, steps, how):
-    """The rest of the request with @how(c) -> bytes."""
+    """The rest of the request with @how(c) -> bytes. EAGAIN (which a
+    socket in a sockhash returns even when blocking, after a wake-up that
+    brought nothing) waits again, as an event loop would."""
     while not done(data):
         if not wait_readable(c):
             steps.append("silence")
             break
-        d = how(c)
+        try:
+            d = how(c)
+        except BlockingIOError:
+            steps.append("EAGAIN")
+            time.sleep(0.01)
+            continue
         steps.append("%d" % len(d))
         if not d:
             break
@@ -124,6 +143,16 @@ def m_oob(c, steps):
         except OSError as e:
             steps.append("oob:" + errno.errorcode.get(e.errno, str(e.errno)))
     return read_plain(c, data, steps, lambda c: c.recv(65536))
+
+
+def m_slow(c, steps):
+    time.sleep(SLOW)
+    return m_recv(c, steps)
+
+
+def m_stall(c, steps):
+    time.sleep(STALL)
+    return m_recv(c, steps)
 
 
 def m_oobinline(c, steps):
@@ -234,7 +263,8 @@ PART2 = b"alue\r\nX-Internal-Trace: secret-two\r\nX-Keep: kept\r\n\r\n"
 
 
 def send(a):
-    c = socket.create_connection((a.host, a.port), timeout=5)
+    c = socket.create_connection((a.host, a.port), timeout=a.timeout)
+    time.sleep(a.wait)
     if a.urgent:
         c.sendall(PART1[:-1])
         c.send(PART1[-1:], socket.MSG_OOB)
@@ -243,6 +273,9 @@ def send(a):
     time.sleep(0.6)
     try:
         c.sendall(PART2)
+        if a.then:
+            time.sleep(0.3)
+            c.sendall(a.then.encode())
         got = b""
         while True:
             d = c.recv(4096)
@@ -257,6 +290,43 @@ def send(a):
         return 5
     print(got.decode("latin-1"))
     return 0 if got.startswith(b"HTTP/1.1 200") else 4
+
+
+def masked(raw):
+    """The request as origin mode hands it over: each internal line
+    becomes the filler line of its length."""
+    out = []
+    for line in raw.split(b"\r\n"):
+        if line.lower().startswith(b"x-internal-"):
+            line = b"y-hdrstrip: " + b"x" * (len(line) - 12)
+        out.append(line)
+    return b"\r\n".join(out)
+
+
+def check(a):
+    recs = []
+    with open(a.log, "rb") as f:
+        for line in f:
+            if a.uring:
+                m, steps, data = (line.rstrip(b"\n").split(b" ", 2) + [b""])[:3]
+                recs.append({"method": m.decode(), "steps": steps.decode().strip(",").split(","),
+                             "got": data.replace(b"\\r", b"\r").replace(b"\\n", b"\n")})
+            else:
+                r = json.loads(line)
+                r["got"] = r["got"].encode("latin-1")
+                recs.append(r)
+    mine = [r for r in recs if r["method"] == a.method]
+    if not mine:
+        print("readpaths: no record of %s in %s" % (a.method, a.log))
+        return 1
+    r = mine[-1]
+    want = {"masked": masked(PART1 + PART2), "first-part": PART1, "nothing": b""}[a.expect]
+    ok = r["got"] == want and (not a.step or a.step in r["steps"])
+    print("readpaths: %s read %r (steps %s)%s" % (a.method, r["got"], ",".join(r["steps"]),
+                                                 "" if ok else "; expected %r%s" % (
+                                                     want, " and step " + a.step if a.step
+                                                     else "")))
+    return 0 if ok else 1
 
 
 def serve(a):
@@ -289,8 +359,17 @@ def main():
     se.add_argument("host")
     se.add_argument("port", type=int)
     se.add_argument("--urgent", action="store_true")
+    se.add_argument("--wait", type=float, default=0.0)
+    se.add_argument("--then", default="")
+    se.add_argument("--timeout", type=float, default=5.0)
+    ck = sub.add_parser("check")
+    ck.add_argument("log")
+    ck.add_argument("method")
+    ck.add_argument("expect", choices=["masked", "first-part", "nothing"])
+    ck.add_argument("--uring", action="store_true")
+    ck.add_argument("--step", default="")
     a = ap.parse_args()
-    return serve(a) if a.cmd == "serve" else send(a)
+    return {"serve": serve, "send": send, "check": check}[a.cmd](a)
 
 
 if __name__ == "__main__":
