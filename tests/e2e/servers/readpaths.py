@@ -9,7 +9,7 @@
 serve listens on PORT + i for the i-th method of METHODS, accepts (after
 --accept-delay, so that a client's first bytes arrive before accept()
 returns), reads one request (up to its empty line, EOF or a 3 s silence)
-the method's way, answers 200 and closes. Each connection appends one JSON
+the method's way in a thread of its own, answers 200 and closes. Each connection appends one JSON
 line to FILE: {"method", "got" (the bytes read, latin-1), "steps" (what each
 call returned), "error"}.
 
@@ -37,6 +37,7 @@ import os
 import select
 import socket
 import sys
+import threading
 import time
 
 METHODS = ["recv", "read", "readv", "recvmsg", "recv_into", "peek", "oob", "oobinline",
@@ -44,6 +45,7 @@ METHODS = ["recv", "read", "readv", "recvmsg", "recv_into", "peek", "oob", "oobi
 # slow: recv() after SLOW seconds; stall: after STALL seconds (past the
 # time detach waits for an application to read what it was given).
 SLOW, STALL = 2.0, 13.0
+LOG_LOCK = threading.Lock()
 
 TCP_ZEROCOPY_RECEIVE = 35
 PAGE = mmap.PAGESIZE
@@ -253,7 +255,7 @@ def serve_one(method, c, log):
     except OSError as e:
         error = "%s: %s" % (errno.errorcode.get(e.errno, str(e.errno)), e.strerror)
     c.close()
-    with open(log, "a") as f:
+    with LOG_LOCK, open(log, "a") as f:
         f.write(json.dumps({"method": method, "got": data.decode("latin-1"), "steps": steps,
                             "error": error}) + "\n")
 
@@ -343,7 +345,10 @@ def serve(a):
         for s in select.select(list(listeners), [], [])[0]:
             time.sleep(a.accept_delay)
             c, _ = s.accept()
-            serve_one(listeners[s], c, a.log)
+            # Each connection on its own: one that waits to read holds up
+            # no other.
+            threading.Thread(target=serve_one, args=(listeners[s], c, a.log),
+                             daemon=True).start()
 
 
 def main():
