@@ -21,7 +21,9 @@
  * in the SYN) are run through it at the application's first recvmsg() or
  * read(). A reader that takes bytes from the socket's own queue without the
  * verdict (splice, TCP_ZEROCOPY_RECEIVE) is seen afterwards by the
- * sequence numbers, and counted (recv_unscanned).
+ * sequence numbers, and counted (recv_unscanned); a retransmission the
+ * stack queued with bytes the application has already loses them
+ * (rx_align()).
  */
 #ifndef HDRSTRIP_BPF_RECV_H
 #define HDRSTRIP_BPF_RECV_H
@@ -200,26 +202,53 @@ static long rx_cb(__u32 i __attribute__((unused)), void *arg)
 			  (void *)(long)skb->data_end);
 }
 
+/* The most bytes one bpf_skb_adjust_room() call takes off (sk_skb). */
+#define RX_TRIM_STEP 4095
+#define RX_TRIM_CALLS 16
+
 /*
- * Did something read bytes of this connection from the socket's own queue,
- * without the verdict (splice, zero-copy receive)? Then the buffer does not
- * start where the last one ended, or the application has read past its
- * start. 0 when the stream is whole; the buffer's sequence number in *@seq.
+ * The buffer set against the stream the program has passed so far
+ * (@rx->next_seq), which then moves past it:
+ *  - a segment that overlaps bytes already received is queued whole, its
+ *    start before the stack's next byte: TCP's own reader skips what it
+ *    read already, tcp_read_skb() hands over all of it. Those first bytes
+ *    are taken off here (counted in retransmits), or the application would
+ *    read them twice;
+ *  - bytes read from the socket's own queue without the program (splice,
+ *    zero-copy receive) leave a gap, or the application has read past the
+ *    buffer's start.
+ * Returns 0 (the buffer starts at the stream's next byte, *@len its
+ * length now), 1 for a gap, -1 when its head could not be taken off.
  */
-static __always_inline int rx_bypassed(struct __sk_buff *skb, const struct hs_rx *rx, __u32 *seq)
+static __always_inline int rx_align(struct __sk_buff *skb, struct hs_rx *rx, __u32 *len,
+				    struct hs_counters *cnt)
 {
 	struct sk_buff___hs *k = bpf_cast_to_kern_ctx(skb);
 	struct tcp_sock___hs_rx *tp;
-	__u32 s;
+	__u32 seq = *(__u32 *)&k->cb[0], over = rx->next_seq - seq, n;
+	int i, gap = 0;
 
-	s = *(__u32 *)&k->cb[0];
-	*seq = s;
-	if (s != rx->next_seq)
-		return 1;
-	if (!skb->sk)
-		return 0;
-	tp = (struct tcp_sock___hs_rx *)bpf_skc_to_tcp_sock(skb->sk);
-	return tp && (int)(tp->copied_seq - s) > 0;
+	if ((int)over > 0 && over < *len) {
+		cnt->retransmits++;
+		for (i = 0; i < RX_TRIM_CALLS && over; i++) {
+			n = over > RX_TRIM_STEP ? RX_TRIM_STEP : over;
+			if (bpf_skb_adjust_room(skb, -(int)n, 0, 0))
+				break;
+			over -= n;
+		}
+		if (over)
+			return -1;
+		*len = skb->len;
+		seq = rx->next_seq;
+	}
+	if (seq != rx->next_seq) {
+		gap = 1;
+	} else if (skb->sk) {
+		tp = (struct tcp_sock___hs_rx *)bpf_skc_to_tcp_sock(skb->sk);
+		gap = tp && (int)(tp->copied_seq - seq) > 0;
+	}
+	rx->next_seq = seq + *len;
+	return gap;
 }
 
 /*
@@ -268,22 +297,8 @@ static __always_inline int rx_mask(struct __sk_buff *skb, struct rxscratch *sc, 
 {
 	const struct hs_trie *t = active_trie(cfg);
 	struct scan_arg c;
-	__u32 n, seq;
+	__u32 n;
 
-	cnt->packets++;
-	if (!len)
-		return SK_PASS; /* a FIN */
-	cnt->inspected++;
-	if (rx_bypassed(skb, rx, &seq)) {
-		/* The application read bytes hdrstrip never saw: what follows
-		 * cannot be framed. */
-		cnt->recv_unscanned++;
-		rx->next_seq = seq + len;
-		if (policy_drops(cfg) || cfg->observe)
-			return rx_end(sc, rx, cookie, cfg, cnt, HS_EVR_ON_ERROR);
-		hs_stream_untrack(&rx->st);
-	}
-	rx->next_seq = seq + len;
 	n = len < HS_MAX_BUF ? len : HS_MAX_BUF;
 	if (!t || bpf_skb_pull_data(skb, n)) {
 		cnt->scan_incomplete++;
@@ -342,14 +357,9 @@ static __always_inline int rx_framing(struct __sk_buff *skb, struct rxscratch *s
 {
 	const struct hs_trie *t = active_trie(cfg);
 	struct scan_arg c;
-	__u32 n, seq;
+	__u32 n;
 
-	if (!len)
-		return SK_PASS;
-	if (rx_bypassed(skb, rx, &seq))
-		hs_stream_untrack(&rx->st); /* requests the program did not see */
-	rx->next_seq = seq + len;
-	if (rx->st.conn & HS_CN_UNTRACKED)
+	if (!len || (rx->st.conn & HS_CN_UNTRACKED))
 		return SK_PASS;
 	n = len < HS_MAX_BUF ? len : HS_MAX_BUF;
 	if (!sc || !t || bpf_skb_pull_data(skb, n))
@@ -387,9 +397,9 @@ static __always_inline int rx_verdict(struct __sk_buff *skb)
 	struct hs_config *cfg;
 	struct rxscratch *sc;
 	struct hs_rx *rx;
-	__u32 key = 0, len = skb->len, *nest, level;
+	__u32 key = 0, len = skb->len, *nest, level, mask;
 	__u64 cookie = bpf_get_socket_cookie(skb);
-	int v;
+	int v, align;
 
 	nest = bpf_map_lookup_elem(&rxnest, &key);
 	if (!nest || maps_lookup(&cfg, &cnt))
@@ -401,12 +411,34 @@ static __always_inline int rx_verdict(struct __sk_buff *skb)
 		return SK_DROP; /* a drop ended the connection */
 	level = (*nest)++;
 	sc = level < RX_NEST ? bpf_map_lookup_elem(&rxscratch, &level) : NULL;
-	if (!(rx->flags & HS_RX_MASK)) {
-		v = rx_framing(skb, sc, rx, cfg, cnt, len);
-	} else if (!sc) {
+	mask = rx->flags & HS_RX_MASK;
+	if (mask) {
+		cnt->packets++;
+		cnt->inspected += len != 0;
+	}
+	align = len ? rx_align(skb, rx, &len, cnt) : 0;
+	if (align > 0 && mask)
+		cnt->recv_unscanned++;
+	if (align < 0 && mask)
 		cnt->scan_incomplete++;
-		v = rx_policy(NULL, rx, cookie, cfg, cnt);
+	if (!len) {
+		v = SK_PASS; /* a FIN */
+	} else if (!mask) {
+		/* Requests the program did not see: none is framed from here. */
+		if (align)
+			hs_stream_untrack(&rx->st);
+		v = rx_framing(skb, sc, rx, cfg, cnt, len);
+	} else if (!sc || align < 0) {
+		if (!sc)
+			cnt->scan_incomplete++;
+		v = rx_policy(sc, rx, cookie, cfg, cnt);
+	} else if (align && (policy_drops(cfg) || cfg->observe)) {
+		/* The application read bytes hdrstrip never saw: what follows
+		 * cannot be framed. */
+		v = rx_end(sc, rx, cookie, cfg, cnt, HS_EVR_ON_ERROR);
 	} else {
+		if (align)
+			hs_stream_untrack(&rx->st);
 		v = rx_mask(skb, sc, rx, cookie, cfg, cnt, len);
 	}
 	/* What the application's queue got (detach waits for it to be read). */

@@ -253,6 +253,29 @@ hs_hook_stats() {
 		fail "cannot read 'hdrstrip stats --cgroup --json': $(head -c 400 "$WORK/stats.json")"
 }
 
+# origin_agent_start LIST PORTS: the agent (hdrstrip run) keeps origin mode
+# on the test's cgroup with LIST and PORTS, as it is deployed: it also
+# resets the connections a drop ended (without it, such a connection
+# stalls, and the application reads an EOF once the client gives up).
+# origin_agent_stop ends it (the attachment stays).
+ORIGIN_AGENT=
+origin_agent_start() {
+	printf '[cgroup %s]\nheaders = %s\nports = %s\nreceive = yes\n' "$E2E_CG" "$1" "$2" \
+		>"$WORK/origin-agent.conf"
+	"$HDRSTRIP" run --config "$WORK/origin-agent.conf" >>"$WORK/origin-agent.log" 2>&1 &
+	ORIGIN_AGENT=$!
+	E2E_PIDS+=($ORIGIN_AGENT)
+	poll_until 10 grep -q 'run: 1 attachment' "$WORK/origin-agent.log" ||
+		fail "the agent did not start: $(cat "$WORK/origin-agent.log")"
+	log "ok: the agent keeps origin mode on $E2E_CG"
+}
+origin_agent_stop() {
+	[ -n "$ORIGIN_AGENT" ] || return 0
+	kill -TERM "$ORIGIN_AGENT" 2>/dev/null
+	wait "$ORIGIN_AGENT" 2>/dev/null || true
+	ORIGIN_AGENT=
+}
+
 # hook_pin_dir HOOK: where HOOK's maps are pinned.
 hook_pin_dir() {
 	if [ "$1" = receive ]; then
