@@ -344,15 +344,15 @@ static int cg_maps_of_sockhash(int fd, struct cg_maps *c)
 }
 
 /*
- * The network namespaces the cgroup's processes are in, each with its
- * SO_NETNS_COOKIE (what the sockops program recorded of each connection),
- * and this process's own to come back to.
+ * The network namespaces the cgroup's processes are in, and the named ones
+ * (/run/netns), each with its SO_NETNS_COOKIE (what the sockops program
+ * recorded of each connection), and this process's own to come back to.
  */
 struct cg_netns {
 	int self;
 	int n;
-	int fd[64];
-	__u64 cookie[64];
+	int fd[256];
+	__u64 cookie[256];
 };
 
 static void cg_netns_close(struct cg_netns *ns)
@@ -386,6 +386,8 @@ static void cg_netns_add(struct cg_netns *ns, int fd)
 static void cg_netns_open(const struct dev *d, struct cg_netns *ns)
 {
 	struct cg_socks cs = { 0 };
+	struct dirent *e;
+	DIR *dd;
 
 	ns->n = 0;
 	ns->self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -403,6 +405,22 @@ static void cg_netns_open(const struct dev *d, struct cg_netns *ns)
 			cg_netns_add(ns, fd);
 	}
 	cg_socks_free(&cs);
+	/* The named ones too (a container runtime's, /run/netns): reached
+	 * without the right to look into another user's processes. */
+	dd = opendir("/run/netns");
+	while (dd && (e = readdir(dd))) {
+		char path[PATH_MAX];
+		int fd;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			cg_netns_add(ns, fd);
+	}
+	if (dd)
+		closedir(dd);
 	if (setns(ns->self, CLONE_NEWNET))
 		pr_warn("cannot return to this command's network namespace: %s", strerror(errno));
 }
