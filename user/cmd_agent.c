@@ -87,7 +87,37 @@ struct agent_att {
 	char vals[AGENT_MAX_OPTS + 4][64];
 	int waiting; /* the interface is not there: said once */
 	int receive; /* [cgroup]: receive = yes, origin mode */
+	/* [cgroup A | B ...]: the first of the paths that is a cgroup (the
+	 * layouts of several cgroup managers); the commands act on it. */
+	char path[PATH_MAX];
 };
+
+/* The cgroup @a names: its first path that is a cgroup v2 directory, into
+ * @a->path (the first path when none is). 0, or the first one's -errno. */
+static int att_cgroup(struct agent_att *a, struct dev *d)
+{
+	char buf[PATH_MAX], *save = NULL, *p;
+	int r, first = 0;
+
+	snprintf(buf, sizeof(buf), "%s", a->target);
+	for (p = strtok_r(buf, "|", &save); p; p = strtok_r(NULL, "|", &save)) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (char *e = p + strlen(p); e > p && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = 0;
+		r = cgroup_resolve(p, d);
+		if (!first) {
+			first = r;
+			snprintf(a->path, sizeof(a->path), "%s", p);
+		}
+		if (!r) {
+			snprintf(a->path, sizeof(a->path), "%s", p);
+			return 0;
+		}
+		dev_close(d);
+	}
+	return first ? first : -ENOENT;
+}
 
 struct agent_config {
 	struct agent_att att[AGENT_MAX];
@@ -335,7 +365,7 @@ static int agent_argv(const struct agent_att *a, const char *cmd, const char *ho
 	argv[argc++] = cmd;
 	if (a->cgroup) {
 		argv[argc++] = "--cgroup";
-		argv[argc++] = a->target;
+		argv[argc++] = a->path[0] ? a->path : a->target;
 	} else {
 		argv[argc++] = a->target;
 	}
@@ -409,7 +439,7 @@ static int agent_apply(struct agent_att *a, int update)
 		a->waiting = 1;
 		return 0;
 	}
-	r = a->cgroup ? cgroup_resolve(a->target, &d) : dev_resolve(a->target, &d);
+	r = a->cgroup ? att_cgroup(a, &d) : dev_resolve(a->target, &d);
 	if (r) {
 		if (!a->waiting)
 			pr_warn("[%s %s]: %s: waiting for it", a->cgroup ? "cgroup" : "attach",
@@ -467,13 +497,13 @@ static void agent_reset_ended(const struct agent_att *a)
 	struct dev d;
 	int n = 0;
 
-	if (cgroup_resolve(a->target, &d))
+	if (!a->path[0] || cgroup_resolve(a->path, &d))
 		return;
 	if (!dev_query(&d, &st) && st.prog_id[HS_HOOK_RECEIVE])
 		n = origin_reset_ended(&d, st.prog_id[HS_HOOK_RECEIVE]);
 	dev_close(&d);
 	if (n > 0)
-		say("[cgroup %s]: reset %d connection%s a drop ended", a->target, n,
+		say("[cgroup %s]: reset %d connection%s a drop ended", a->path, n,
 		    n == 1 ? "" : "s");
 }
 
