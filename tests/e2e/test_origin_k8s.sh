@@ -69,8 +69,9 @@ pod_server() {
 	SRV_IN_CG=1
 	srv_run "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT" \
 		--log "$WORK/pod.log" >"$WORK/pod.out.log" 2>&1 &
-	E2E_PIDS+=($!)
-	wait_listen "$SNS" "$PORT" "the pod's server" $!
+	POD=$!
+	E2E_PIDS+=($POD)
+	wait_listen "$SNS" "$PORT" "the pod's server" $POD
 	E2E_CG= # the cleanup empties the tree (k8s_cleanup), not lib.sh's
 }
 
@@ -97,7 +98,8 @@ for driver in systemd cgroupfs; do
 		-H "X-Internal-Trace: k8s-$driver" -H "X-Keep: k" --save "$WORK/req"
 	step "$driver: the pod read it masked" check_report --sent "$WORK/req" --report "$WORK/resp" \
 		--list "$WORK/internal-headers.txt"
-	for p in $(cat "$leaf/cgroup.procs"); do kill "$p" 2>/dev/null || true; done
+	echo 1 >"$leaf/cgroup.kill"
+	wait "$POD" 2>/dev/null || true
 	poll_until 5 test -z "$(cat "$leaf/cgroup.procs")" || fail "$driver: the pod's server did not end"
 	kill -TERM "$agent"
 	wait "$agent" || true
