@@ -351,9 +351,9 @@ static __always_inline int rx_mask(struct __sk_buff *skb, struct rxscratch *sc, 
  * a body, no scratch, no memory) leaves the count where it is: the
  * responses from there on go line by line (responses_unframed).
  */
-static __always_inline int rx_framing(struct __sk_buff *skb, struct rxscratch *sc,
-				      struct hs_rx *rx, const struct hs_config *cfg,
-				      struct hs_counters *cnt, __u32 len)
+static __always_inline int rx_framing(struct __sk_buff *skb, struct rxscratch *sc, struct hs_rx *rx,
+				      const struct hs_config *cfg, struct hs_counters *cnt,
+				      __u32 len)
 {
 	const struct hs_trie *t = active_trie(cfg);
 	struct scan_arg c;

@@ -70,7 +70,8 @@ static int diag_call(__u16 type, const struct hs_flow_key *k, __u64 cookie, stru
 			r = -errno;
 			break;
 		}
-		for (struct nlmsghdr *h = &ans.align; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
+		for (struct nlmsghdr *h = &ans.align; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				const struct nlmsgerr *e = NLMSG_DATA(h);
 
@@ -99,7 +100,8 @@ static int diag_call(__u16 type, const struct hs_flow_key *k, __u64 cookie, stru
 
 					if (a->rta_type != INET_DIAG_INFO)
 						continue;
-					memcpy(&ti, RTA_DATA(a), len < sizeof(ti) ? len : sizeof(ti));
+					memcpy(&ti, RTA_DATA(a),
+					       len < sizeof(ti) ? len : sizeof(ti));
 					out->bytes_received = ti.tcpi_bytes_received;
 				}
 				r = 0;

@@ -120,9 +120,8 @@ void dev_maps_init(struct dev_maps *m)
 
 static int *dev_map_slot(struct dev_maps *m, size_t i)
 {
-	int *fds[] = { &m->trie,	 &m->config, &m->counters, &m->header_hits,
-		       &m->events,	 &m->event_bucket,	     &m->socks,	 &m->methods,
-		       &m->servers,	 &m->origins };
+	int *fds[] = { &m->trie,	 &m->config, &m->counters, &m->header_hits, &m->events,
+		       &m->event_bucket, &m->socks,  &m->methods,  &m->servers,	    &m->origins };
 
 	_Static_assert(HS_ARRAY_SIZE(fds) == HS_ARRAY_SIZE(map_names), "a name for every map");
 	return fds[i];

@@ -16,10 +16,10 @@
 /* Every device command's options: an option one command does not take is
  * named as another's (and refused), never ignored. */
 static const struct option all_options[] = {
-	OPTION_HEADERS,	  OPTION_HOOK,	     OPTION_XDP_MODE, OPTION_PORTS,   OPTION_ON_ERROR,
-	OPTION_UNTRACKED, OPTION_URGENT,     OPTION_FLOWS,    OPTION_CGROUP,  OPTION_NOFOLD,
-	OPTION_CGROUP_ID, OPTION_EVENT_RATE, OPTION_OBSERVE,  OPTION_ENFORCE, OPTION_RECEIVE,
-	{ 0 },
+	OPTION_HEADERS,	 OPTION_HOOK,	   OPTION_XDP_MODE,  OPTION_PORTS,
+	OPTION_ON_ERROR, OPTION_UNTRACKED, OPTION_URGENT,    OPTION_FLOWS,
+	OPTION_CGROUP,	 OPTION_NOFOLD,	   OPTION_CGROUP_ID, OPTION_EVENT_RATE,
+	OPTION_OBSERVE,	 OPTION_ENFORCE,   OPTION_RECEIVE,   { 0 },
 };
 
 /* The option getopt_long refused, as it was written: "--name" (without

@@ -529,8 +529,7 @@ static int rx_read_all(const struct diag_tcp *t)
  * connection is reset then (never a stream with bytes missing). Returns
  * the sockets left, or -errno.
  */
-static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns,
-		      struct drain *dr)
+static int drain_pass(int fd, const struct cg_maps *c, const struct cg_netns *ns, struct drain *dr)
 {
 	__u64 key, next;
 	int more, left = 0;
@@ -793,8 +792,8 @@ static int count_table(const char *table, const struct cg_socks *cs, const __u64
 		char *colon;
 
 		/* sl local rem st tx:rx tr:tm retrnsmt uid timeout inode */
-		if (sscanf(line, " %*s %63s %63s %x %*s %*s %*s %*u %*u %lu", loc, rem, &state, &i) !=
-		    4)
+		if (sscanf(line, " %*s %63s %63s %x %*s %*s %*s %*u %*u %lu", loc, rem, &state,
+			   &i) != 4)
 			continue;
 		colon = strrchr(accepted ? loc : rem, ':');
 		if (state != 1 /* ESTABLISHED */ || !colon || sscanf(colon + 1, "%x", &port) != 1)

@@ -161,7 +161,7 @@ assert_match "$out" '^x-backend-server: nginx-5' "after detach: responses pass a
 out=$(curl_get 6 "$PORT_NODE_RESP" /) || fail "curl failed: $out"
 assert_match "$out" '^x-backend-server' "after detach: node's responses pass as sent"
 # The kernel frees the maps some time after their last user goes.
-no_maps_left() { ! bpftool map show | grep -qE 'name (servers|rxreq|rxscratch|sk_state) '; }
-poll_until 10 no_maps_left || fail "hdrstrip's proxy maps still exist 10 s after detach: $(bpftool map show | grep -E 'servers|rxreq|sk_state')"
-log "ok: no servers, rxreq or sk_state map left"
+no_maps_left() { ! bpftool map show | grep -qE 'name (servers|origins|rxstate|rxscratch|rxnest|ended|sk_state) '; }
+poll_until 10 no_maps_left || fail "hdrstrip's proxy maps still exist 10 s after detach: $(bpftool map show | grep -E 'servers|origins|rxstate|rxscratch|rxnest|ended|sk_state')"
+log "ok: no servers, origins, rxstate, rxscratch, rxnest, ended or sk_state map left"
 log "PASS"

@@ -312,7 +312,8 @@ static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left
 	if (kind == RUN_LONG) {
 		n = 0;
 		for (size_t k = 4 * i; k < 4 * i + 4; k++)
-			n += in->n_cuts ? in->cuts[k % in->n_cuts] : default_cuts[k % sizeof(default_cuts)];
+			n += in->n_cuts ? in->cuts[k % in->n_cuts]
+					: default_cuts[k % sizeof(default_cuts)];
 		return n < left ? n : left;
 	}
 	n = in->n_cuts ? in->cuts[i % in->n_cuts] : default_cuts[i % sizeof(default_cuts)];
