@@ -264,7 +264,7 @@ origin_agent_start() {
 		>"$WORK/origin-agent.conf"
 	"$HDRSTRIP" run --config "$WORK/origin-agent.conf" >>"$WORK/origin-agent.log" 2>&1 &
 	ORIGIN_AGENT=$!
-	E2E_PIDS+=($ORIGIN_AGENT)
+	E2E_PIDS+=("$ORIGIN_AGENT")
 	poll_until 10 grep -q 'run: 1 attachment' "$WORK/origin-agent.log" ||
 		fail "the agent did not start: $(cat "$WORK/origin-agent.log")"
 	log "ok: the agent keeps origin mode on $E2E_CG"

@@ -64,7 +64,7 @@ write_main_list "$LIST"
 hs() { "$HDRSTRIP" "$@"; }
 cval() { printf '%s\n' "$1" | counter "$2"; }
 grew() { echo $(($(cval "$2" "$3") - $(cval "$1" "$3"))); } # BEFORE AFTER KEY
-ostats() { hs_hook_stats receive "$@"; }
+ostats() { hs_hook_stats receive; }
 rp_port() { # METHOD
 	local i=0 m
 	for m in recv read readv recvmsg recv_into peek oob oobinline splice sendfile zerocopy slow stall; do
@@ -273,7 +273,7 @@ receive = yes
 EOF
 "$HDRSTRIP" run --config "$WORK/agent.conf" >"$WORK/agent.log" 2>&1 &
 AGENT=$!
-E2E_PIDS+=($AGENT)
+E2E_PIDS+=("$AGENT")
 poll_until 10 grep -q 'run: 1 attachment' "$WORK/agent.log" || fail "the agent did not start: $(cat "$WORK/agent.log")"
 before=$(ostats)
 rc=0

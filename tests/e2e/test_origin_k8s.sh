@@ -70,7 +70,7 @@ pod_server() {
 	srv_run "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http --port "$PORT" \
 		--log "$WORK/pod.log" >"$WORK/pod.out.log" 2>&1 &
 	POD=$!
-	E2E_PIDS+=($POD)
+	E2E_PIDS+=("$POD")
 	wait_listen "$SNS" "$PORT" "the pod's server" $POD
 	E2E_CG= # the cleanup empties the tree (k8s_cleanup), not lib.sh's
 }
@@ -86,7 +86,7 @@ for driver in systemd cgroupfs; do
 	step "$driver driver: the kubelet's pod cgroup root $root" mkdir "$root"
 	"$HDRSTRIP" run --config "$WORK/agent.conf" >"$WORK/agent-$driver.log" 2>&1 &
 	agent=$!
-	E2E_PIDS+=($agent)
+	E2E_PIDS+=("$agent")
 	on_root() { "$HDRSTRIP" status --cgroup "$root" --json 2>/dev/null | grep -q '"hook": *"receive"'; }
 	poll_until 15 on_root || fail "$driver: the agent did not attach origin mode to $root: $(cat "$WORK/agent-$driver.log")"
 	log "ok: $driver: the agent attached origin mode to $root in ${POLL_WAITED} s"

@@ -176,7 +176,7 @@ osvc() {
 env RUNTIME_DIRECTORY="$WORK/run" setpriv --bounding-set="$OBOUND" "$SVC" -g -r \
 	-c "$WORK/proxy.conf" start "$SLICE" >"$WORK/origin-agent.log" 2>&1 &
 OAGENT=$!
-E2E_PIDS+=($OAGENT)
+E2E_PIDS+=("$OAGENT")
 attached_receive() { "$HDRSTRIP" status --cgroup "$E2E_CG" --json 2>/dev/null | grep -q '"hook": *"receive"'; }
 poll_until 10 attached_receive || fail "origin mode: the agent did not attach: $(cat "$WORK/origin-agent.log")"
 log "ok: start (origin mode): the agent attached in ${POLL_WAITED} s"
