@@ -287,8 +287,10 @@ static __always_inline void maps_keep(struct bpf_sock_ops *skops)
 	}
 }
 
-SEC("sockops")
-int hdrstrip_sockops(struct bpf_sock_ops *skops)
+/* What both sockops programs do alike: a connection that ends leaves the
+ * receive side's maps; one the cgroup accepts on an inspected port joins
+ * servers or (@origin) origins. 1 when @skops was one of those two. */
+static __always_inline int accepted_op(struct bpf_sock_ops *skops, int origin)
 {
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
@@ -297,11 +299,21 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 		rx_closed(skops);
 		return 1;
 	}
-	if (skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB) {
-		if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
-			server_add(skops, cfg, cnt, 0);
+	if (skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+		return 0;
+	if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
+		server_add(skops, cfg, cnt, origin);
+	return 1;
+}
+
+SEC("sockops")
+int hdrstrip_sockops(struct bpf_sock_ops *skops)
+{
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
+
+	if (accepted_op(skops, 0))
 		return 1;
-	}
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
 		maps_keep(skops);
 		return 1;
@@ -322,19 +334,8 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 SEC("sockops")
 int hdrstrip_origin(struct bpf_sock_ops *skops)
 {
-	struct hs_counters *cnt;
-	struct hs_config *cfg;
-
-	if (skops->op == BPF_SOCK_OPS_STATE_CB) {
-		rx_closed(skops);
-		return 1;
-	}
-	if (skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB) {
-		if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
-			server_add(skops, cfg, cnt, 1);
-		return 1;
-	}
-	maps_keep(skops);
+	if (!accepted_op(skops, 1))
+		maps_keep(skops);
 	return 1;
 }
 
@@ -377,18 +378,6 @@ static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss, s
 
 /* The connection of @msg, as events carry it: from the proxy's socket to
  * its upstream. */
-/* Four words read from the context into @d: the empty asm keeps each read
- * at its own fixed offset (the verifier refuses a read through a context
- * pointer clang computed). */
-static __always_inline void put4(__u32 *d, __u32 a, __u32 b, __u32 c, __u32 e)
-{
-	asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(e));
-	d[0] = a;
-	d[1] = b;
-	d[2] = c;
-	d[3] = e;
-}
-
 static __always_inline void msg_key(struct sk_msg_md *msg, struct hs_flow_key *k)
 {
 	__u32 a, b;
