@@ -12,7 +12,9 @@
 #   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
 #   make bench-e2e-bound         that, with a datapath that scans nothing (a lower bound)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound FORCE \
+#   make bench-origin            keep-alive wrk to nginx in a cgroup: origin mode beside xdp and
+#                                tc-ingress, alternated with no program (root)
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound bench-origin FORCE \
 	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
@@ -142,6 +144,12 @@ bench-scaling: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILE
 # Real traffic in network namespaces (tests/e2e/lib.sh's topology): root.
 bench-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(BENCH_LIST_FILES)
 	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
+		bench/bench-e2e.sh
+
+# Origin mode in the same traffic, beside the interface hooks at the origin's
+# end (results in BENCHMARKS.md, "Origin mode").
+bench-origin: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ) $(BENCH_LIST_FILES)
+	$(Q)ORIGIN=1 HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
 		bench/bench-e2e.sh
 
 # The same with the lower-bound build's CLI (the floor's loop in place of the

@@ -12,6 +12,10 @@
  *    sk_skb program reads, without changing them, the requests such a
  *    socket receives, as the server will read them: which of them were
  *    HEAD frames the responses (a response to HEAD has no body).
+ * Origin mode (hdrstrip_origin instead of hdrstrip_sockops) puts every
+ * connection the processes accept on an inspected port into servers (with
+ * response rules) or origins, and the sk_skb program masks the listed
+ * lines of the requests they receive (recv.h).
  *
  * A send that ends inside a line whose fate is not known yet (the name is
  * not finished) passes everything before that line and holds the line's
@@ -28,6 +32,7 @@
 
 #include "maps.bpf.h"
 #include "scan_loop.h"
+#include "recv.h"
 #include "floor_scan.h" /* after scan_loop.h: benchmarks only */
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -48,8 +53,8 @@ struct {
 
 /* Per connection: where the stream it sends is (zeroed: a request stream
  * before its first byte; a socket of servers starts a response stream),
- * and a socket of servers' cookie (its rxreq key: an sk_msg program cannot
- * ask for it). */
+ * and a socket of servers' cookie (its rxstate key: an sk_msg program
+ * cannot ask for it). */
 struct sk_state {
 	struct hs_stream st;
 	__u64 cookie;
@@ -61,19 +66,6 @@ struct {
 	__type(key, int);
 	__type(value, struct sk_state);
 } sk_state SEC(".maps");
-
-/*
- * Per socket of servers, by its cookie: the requests it received (framing
- * only: their count and which were HEAD). Not socket storage, which an
- * sk_skb program cannot reach; an entry goes when its socket closes.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 65536);
-	__type(key, __u64);
-	__type(value, struct hs_stream);
-} rxreq SEC(".maps");
 
 struct pscratch {
 	struct hs_scan s;
@@ -97,28 +89,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct pscratch);
 } pscratch SEC(".maps");
-
-/* The received requests' scan (hdrstrip_rx), per CPU: one a nesting level
- * (a softirq may run it over a program the backlog's release runs). */
-#define RX_NEST 2
-struct rxscratch {
-	struct hs_scan s;
-	__u32 done;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RX_NEST);
-	__type(key, __u32);
-	__type(value, struct rxscratch);
-} rxscratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-} rxnest SEC(".maps");
 
 /* One bpf_loop() call's steps (scan_loop.h), over the message's first
  * window. */
@@ -253,18 +223,6 @@ static __always_inline int fastopen_unseen(struct bpf_sock_ops *skops)
 	return tp && tp->fastopen_req;
 }
 
-/* Is this accepted connection a Fast Open child, whose SYN's data the
- * kernel queues right after this callback, without waking a reader? */
-static __always_inline int fastopen_child(struct bpf_sock_ops *skops)
-{
-	struct tcp_sock___hs *tp;
-
-	if (!skops->sk)
-		return 0;
-	tp = (struct tcp_sock___hs *)bpf_skc_to_tcp_sock(skops->sk);
-	return tp && tp->fastopen_rsk;
-}
-
 /* Socket @skops, whose cookie is @cookie, into @map: counted in flows_new,
  * or where the map is full, conns_unfiltered (nothing can refuse the
  * connection from here). */
@@ -281,37 +239,72 @@ static __always_inline void sock_add(struct bpf_sock_ops *skops, void *map, __u6
 
 /*
  * A connection a process of the cgroup accepted on an inspected port, while
- * the list has response rules: its responses and the requests it receives,
- * from their first bytes. A Fast Open child's first request comes in the
- * SYN, and is read from the socket's own queue, never seen by the sk_skb
- * program: its received requests go uncounted (untracked), so every
- * response whose framing needs its request's method goes line by line
- * (responses_unframed). The socket's close (BPF_SOCK_OPS_STATE_CB) takes
- * its rxreq entry out.
+ * the list has response rules (proxy mode), or any (origin mode, @mask):
+ * its responses from their first byte, and the requests it receives
+ * (recv.h). Without response rules, an origin's connection goes into
+ * origins, where no sk_msg program runs.
  */
 static __always_inline void server_add(struct bpf_sock_ops *skops, const struct hs_config *cfg,
-				       struct hs_counters *cnt)
+				       struct hs_counters *cnt, int mask)
 {
 	const struct hs_trie *t = active_trie(cfg);
-	struct hs_stream rx;
+	int responses = t && (t->flags & HS_TRIE_F_RESPONSE_RULES);
+	struct bpf_sock *sk = skops->sk;
 	struct sk_state *ss;
 	__u64 cookie;
 
-	if (!t || !(t->flags & HS_TRIE_F_RESPONSE_RULES) || !skops->sk)
+	if (!sk || (!responses && !mask))
 		return;
-	ss = bpf_sk_storage_get(&sk_state, skops->sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
-	hs_stream_init_dir(&rx, HS_DIR_REQUEST);
-	if (fastopen_child(skops))
-		hs_stream_untrack(&rx);
 	cookie = bpf_get_socket_cookie(skops);
-	if (!ss || bpf_map_update_elem(&rxreq, &cookie, &rx, BPF_ANY)) {
+	if (!responses) {
+		rx_add(skops, &origins, cookie, mask, cnt);
+		return;
+	}
+	ss = bpf_sk_storage_get(&sk_state, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	if (!ss) {
 		cnt->conns_unfiltered++;
 		return;
 	}
 	hs_stream_init_dir(&ss->st, HS_DIR_RESPONSE);
 	ss->cookie = cookie;
-	bpf_sock_ops_cb_flags_set(skops, skops->bpf_sock_ops_cb_flags | BPF_SOCK_OPS_STATE_CB_FLAG);
-	sock_add(skops, &servers, cookie, cnt);
+	rx_add(skops, &servers, cookie, mask, cnt);
+}
+
+/*
+ * Never true in practice; it keeps the trie, header_hits and the event
+ * maps in a sockops program's map list beside config and counters, so that
+ * every command finds all of them from the cgroup's attachment (program ->
+ * map ids), with or without pins.
+ */
+static __always_inline void maps_keep(struct bpf_sock_ops *skops)
+{
+	__u32 key = 0;
+
+	if (skops->op == 0xffffffff) {
+		bpf_map_lookup_elem(&trie, &key);
+		bpf_map_lookup_elem(&header_hits, &key);
+		bpf_map_lookup_elem(&event_bucket, &key);
+		bpf_ringbuf_query(&events, 0);
+	}
+}
+
+/* What both sockops programs do alike: a connection that ends leaves the
+ * receive side's maps; one the cgroup accepts on an inspected port joins
+ * servers or (@origin) origins. 1 when @skops was one of those two. */
+static __always_inline int accepted_op(struct bpf_sock_ops *skops, int origin)
+{
+	struct hs_counters *cnt;
+	struct hs_config *cfg;
+
+	if (skops->op == BPF_SOCK_OPS_STATE_CB) {
+		rx_closed(skops);
+		return 1;
+	}
+	if (skops->op != BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB)
+		return 0;
+	if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
+		server_add(skops, cfg, cnt, origin);
+	return 1;
 }
 
 SEC("sockops")
@@ -319,35 +312,11 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 {
 	struct hs_counters *cnt;
 	struct hs_config *cfg;
-	__u32 key = 0;
 
-	if (skops->op == BPF_SOCK_OPS_STATE_CB) {
-		if (skops->args[1] == BPF_TCP_CLOSE) {
-			__u64 cookie = bpf_get_socket_cookie(skops);
-
-			bpf_map_delete_elem(&rxreq, &cookie);
-		}
+	if (accepted_op(skops, 0))
 		return 1;
-	}
-	if (skops->op == BPF_SOCK_OPS_PASSIVE_ESTABLISHED_CB) {
-		if (!maps_lookup(&cfg, &cnt) && port_inspected(cfg, (__u16)skops->local_port))
-			server_add(skops, cfg, cnt);
-		return 1;
-	}
 	if (skops->op != BPF_SOCK_OPS_ACTIVE_ESTABLISHED_CB) {
-		/*
-		 * Never true in practice; it keeps the trie, header_hits and
-		 * the event maps in this program's map list beside config and
-		 * counters, so that every command finds all of them from the
-		 * cgroup's attachment (program -> map ids), with or without
-		 * pins.
-		 */
-		if (skops->op == 0xffffffff) {
-			bpf_map_lookup_elem(&trie, &key);
-			bpf_map_lookup_elem(&header_hits, &key);
-			bpf_map_lookup_elem(&event_bucket, &key);
-			bpf_ringbuf_query(&events, 0);
-		}
+		maps_keep(skops);
 		return 1;
 	}
 	if (maps_lookup(&cfg, &cnt) || !port_inspected(cfg, bpf_ntohl(skops->remote_port)))
@@ -355,6 +324,19 @@ int hdrstrip_sockops(struct bpf_sock_ops *skops)
 	if (fastopen_unseen(skops))
 		cnt->fastopen_unfiltered++;
 	sock_add(skops, &socks, bpf_get_socket_cookie(skops), cnt);
+	return 1;
+}
+
+/*
+ * Origin mode's sockops program (attach --cgroup PATH --receive): every
+ * connection the cgroup's processes accept on an inspected port, from its
+ * first byte; the connections they open are left alone.
+ */
+SEC("sockops")
+int hdrstrip_origin(struct bpf_sock_ops *skops)
+{
+	if (!accepted_op(skops, 1))
+		maps_keep(skops);
 	return 1;
 }
 
@@ -397,18 +379,6 @@ static __always_inline int give_up(struct sk_msg_md *msg, struct sk_state *ss, s
 
 /* The connection of @msg, as events carry it: from the proxy's socket to
  * its upstream. */
-/* Four words read from the context into @d: the empty asm keeps each read
- * at its own fixed offset (the verifier refuses a read through a context
- * pointer clang computed). */
-static __always_inline void put4(__u32 *d, __u32 a, __u32 b, __u32 c, __u32 e)
-{
-	asm volatile("" : "+r"(a), "+r"(b), "+r"(c), "+r"(e));
-	d[0] = a;
-	d[1] = b;
-	d[2] = c;
-	d[3] = e;
-}
-
 static __always_inline void msg_key(struct sk_msg_md *msg, struct hs_flow_key *k)
 {
 	__u32 a, b;
@@ -467,12 +437,12 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	hs_scan_begin(&sc->s, &ss->st, 0, n, 0);
 	if (ss->st.conn & HS_CN_RESPONSE) {
 		/* The requests this server socket read (hdrstrip_rx). */
-		struct hs_stream *rx = bpf_map_lookup_elem(&rxreq, &ss->cookie);
+		struct hs_rx *rx = bpf_map_lookup_elem(&rxstate, &ss->cookie);
 
 		sc->s.peer_known = rx != NULL;
 		if (rx) {
-			sc->s.peer_n = rx->nmsg;
-			sc->s.peer_heads = rx->heads;
+			sc->s.peer_n = rx->st.nmsg;
+			sc->s.peer_heads = rx->st.heads;
 		}
 	}
 	/* Observe mode goes on where the pass policy does, and removes
@@ -586,76 +556,10 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 	return SK_PASS;
 }
 
-/* One bpf_loop() call's steps over a received segment's first window. */
-static long rx_cb(__u32 i __attribute__((unused)), void *arg)
-{
-	struct scan_arg *c = arg;
-	struct __sk_buff *skb = c->ctx;
-	struct rxscratch *sc = c->sc;
-
-	return scan_steps(c, &sc->s, &sc->done, NULL, (void *)(long)skb->data,
-			  (void *)(long)skb->data_end);
-}
-
-/*
- * The requests a socket of servers receives, in order, as its process will
- * read them (the verdict runs on the stream TCP delivers, and the process
- * reads only what it passed): scanned for their framing only, in observe
- * mode, with no hit, event or counter, so that the socket's responses know
- * which requests were HEAD (rxreq). Every byte passes unchanged. What
- * cannot be followed (a segment past the scan window outside a body, a
- * nested run with no scratch left, no memory) leaves the count where it is:
- * the responses from there on go line by line (responses_unframed).
- */
+/* What an accepted connection receives (recv.h): masked in origin mode,
+ * followed for its framing in proxy mode. */
 SEC("sk_skb")
 int hdrstrip_rx(struct __sk_buff *skb)
 {
-	struct hs_counters *cnt;
-	struct hs_config *cfg;
-	const struct hs_trie *t;
-	struct hs_stream *rx;
-	struct rxscratch *sc;
-	struct scan_arg c;
-	__u32 key = 0, len = skb->len, n, *nest, level;
-	__u64 cookie = bpf_get_socket_cookie(skb);
-
-	nest = bpf_map_lookup_elem(&rxnest, &key);
-	if (!nest || maps_lookup(&cfg, &cnt))
-		return SK_PASS;
-	rx = bpf_map_lookup_elem(&rxreq, &cookie);
-	if (!rx || !len || (rx->conn & HS_CN_UNTRACKED))
-		return SK_PASS;
-	level = (*nest)++;
-	sc = level < RX_NEST ? bpf_map_lookup_elem(&rxscratch, &level) : NULL;
-	t = active_trie(cfg);
-	n = len < HS_MAX_BUF ? len : HS_MAX_BUF;
-	if (!sc || !t || bpf_skb_pull_data(skb, n))
-		goto lost;
-	hs_scan_begin(&sc->s, rx, 0, n, 0);
-	sc->s.opts = HS_OPT_OBSERVE | HS_OPT_CONFLICT_GO_ON;
-	sc->done = 0;
-	c.sc = sc;
-	c.t = t;
-	c.ctx = skb;
-	c.ev = NULL; /* framing only: matches are not the list's hits */
-	c.key = NULL;
-	c.m = NULL;
-	bpf_loop(HS_MAX_CALLS, rx_cb, &c, 0);
-	if (!sc->done)
-		goto lost;
-	if (sc->s.st.phase >= HS_PH_NOT_HTTP) {
-		/* No HTTP request (it may be TLS): none is counted from here. */
-		hs_stream_untrack(rx);
-	} else {
-		hs_scan_finish(&sc->s, rx);
-		if (!hs_seg_rest_is_body(rx, len - n))
-			goto lost;
-	}
-	(*nest)--;
-	return SK_PASS;
-lost:
-	cnt->scan_incomplete++;
-	hs_stream_untrack(rx);
-	(*nest)--;
-	return SK_PASS;
+	return rx_verdict(skb);
 }

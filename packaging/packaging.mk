@@ -40,7 +40,7 @@ INSTALLED := $(SBINDIR)/hdrstrip \
 	$(PKGLIBDIR)/hdrstrip.bpf.o $(PKGLIBDIR)/hdrstrip-service \
 	$(UNITDIR)/hdrstrip@.service $(UNITDIR)/hdrstrip-textfile.service \
 	$(UNITDIR)/hdrstrip-textfile.timer $(UNITDIR)/hdrstrip-agent.service \
-	$(UNITDIR)/hdrstrip-proxy@.service \
+	$(UNITDIR)/hdrstrip-proxy@.service $(UNITDIR)/hdrstrip-origin@.service \
 	$(SYSCONFDIR)/hdrstrip/IFACE.conf.example $(SYSCONFDIR)/hdrstrip/agent.conf.example \
 	$(MANDIR)/man8/hdrstrip.8 \
 	$(BASHCOMPDIR)/hdrstrip \
@@ -88,7 +88,7 @@ install: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(LIB_A) $(LIB_SO)
 	$(Q)chmod 0755 $(DESTDIR)$(PKGLIBDIR)/hdrstrip-service
 	$(Q)$(SUBST_PATHS) packaging/hdrstrip@.service > $(DESTDIR)$(UNITDIR)/hdrstrip@.service
 	$(Q)for u in hdrstrip-textfile.service hdrstrip-textfile.timer hdrstrip-agent.service \
-		hdrstrip-proxy@.service; do \
+		hdrstrip-proxy@.service hdrstrip-origin@.service; do \
 		$(SUBST_PATHS) packaging/$$u > $(DESTDIR)$(UNITDIR)/$$u; done
 	$(Q)$(SUBST_PATHS) packaging/IFACE.conf.example > \
 		$(DESTDIR)$(SYSCONFDIR)/hdrstrip/IFACE.conf.example

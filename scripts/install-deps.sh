@@ -20,6 +20,8 @@ PKGS=(
 	strace
 	# deploy/prometheus' rules checked offline (promtool); make deb, lintian
 	prometheus debhelper dpkg-dev fakeroot lintian
+	# origin mode's tests: an nftables DNAT to an origin, io_uring receives
+	nftables liburing-dev
 	# make lint, make fuzz-cov
 	cppcheck clang-tidy-14 clang-format-14 llvm-14
 	# benchmarks

@@ -60,7 +60,7 @@ static const char agent_usage[] =
 	"  --detach-on-exit   detach everything FILE names on SIGTERM or SIGINT\n";
 
 #define AGENT_MAX 64 /* attachments in one config */
-#define AGENT_MAX_OPTS 16 /* --option value pairs of one attachment */
+#define AGENT_MAX_OPTS 20 /* --option value pairs of one attachment */
 
 /*
  * --events: the events' stream, the agent's standard output as it started;
@@ -141,6 +141,7 @@ static const struct {
 	{ "vxlan-ports", "--vxlan-ports", OPT_VXLAN_PORTS, 0, 1 },
 	{ "geneve-ports", "--geneve-ports", OPT_GENEVE_PORTS, 0, 1 },
 	{ "udp-tunnel-ports", "--udp-tunnel-ports", OPT_UDP_TUNNEL_PORTS, 0, 1 },
+	{ "receive", NULL, 0, 1, 0 }, /* [cgroup]: origin mode */
 	{ "flows", "--flows", OPT_FLOWS, 1, 0 },
 	{ "xdp-mode", "--xdp-mode", OPT_XDP_MODE, 1, 1 },
 };
@@ -167,7 +168,38 @@ struct agent_att {
 	int n_attach_opt;
 	char vals[AGENT_MAX_OPTS + 4][64];
 	int waiting; /* the interface is not there: said once */
+	int receive; /* [cgroup]: receive = yes, origin mode */
+	/* [cgroup A | B ...]: the first of the paths that is a cgroup (the
+	 * layouts of several cgroup managers); the commands act on it. */
+	char path[PATH_MAX];
 };
+
+/* The cgroup @a names: its first path that is a cgroup v2 directory, into
+ * @a->path (the first path when none is). 0, or the first one's -errno. */
+static int att_cgroup(struct agent_att *a, struct dev *d)
+{
+	char buf[PATH_MAX], *save = NULL, *p;
+	int r, first = 0;
+
+	snprintf(buf, sizeof(buf), "%s", a->target);
+	for (p = strtok_r(buf, "|", &save); p; p = strtok_r(NULL, "|", &save)) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (char *e = p + strlen(p); e > p && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = 0;
+		r = cgroup_resolve(p, d);
+		if (!first) {
+			first = r;
+			snprintf(a->path, sizeof(a->path), "%s", p);
+		}
+		if (!r) {
+			snprintf(a->path, sizeof(a->path), "%s", p);
+			return 0;
+		}
+		dev_close(d);
+	}
+	return first ? first : -ENOENT;
+}
 
 struct agent_config {
 	struct agent_att att[AGENT_MAX];
@@ -291,6 +323,15 @@ static int agent_key(const char *file, int line, struct agent_att *a, const char
 		return -1;
 	}
 	a->key_line[k] = line;
+	if (!strcmp(key, "receive")) {
+		if (!a->cgroup || (strcmp(val, "yes") && strcmp(val, "no"))) {
+			pr_err("%s:%d: receive is yes or no, in a [cgroup] section (origin mode)",
+			       file, line);
+			return -1;
+		}
+		a->receive = !strcmp(val, "yes");
+		return 0;
+	}
 	if (a->cgroup && agent_keys[k].iface_only) {
 		pr_err("%s:%d: '%s' is for interfaces, not a [cgroup] (proxy mode)", file, line,
 		       key);
@@ -539,7 +580,7 @@ static int agent_argv(const struct agent_att *a, const char *cmd, const char *ho
 	argv[argc++] = cmd;
 	if (a->cgroup) {
 		argv[argc++] = "--cgroup";
-		argv[argc++] = a->target;
+		argv[argc++] = a->path[0] ? a->path : a->target;
 	} else {
 		argv[argc++] = a->target;
 	}
@@ -559,6 +600,8 @@ static int agent_argv(const struct agent_att *a, const char *cmd, const char *ho
 			argv[argc++] = a->attach_opt[i][0];
 			argv[argc++] = a->attach_opt[i][1];
 		}
+		if (attach && a->receive)
+			argv[argc++] = "--receive";
 	}
 	argv[argc] = NULL;
 	return argc;
@@ -611,7 +654,7 @@ static int agent_apply(struct agent_att *a, int update)
 		a->waiting = 1;
 		return 0;
 	}
-	r = a->cgroup ? cgroup_resolve(a->target, &d) : dev_resolve(a->target, &d);
+	r = a->cgroup ? att_cgroup(a, &d) : dev_resolve(a->target, &d);
 	if (r) {
 		if (!a->waiting)
 			pr_warn("[%s %s]: %s: waiting for it", a->cgroup ? "cgroup" : "attach",
@@ -630,6 +673,14 @@ static int agent_apply(struct agent_att *a, int update)
 		return EXIT_FAIL;
 	}
 	n = dev_attached_hooks(&st);
+	if (a->cgroup && n && !st.prog_id[a->receive ? HS_HOOK_RECEIVE : HS_HOOK_CGROUP]) {
+		/* The other mode: a cgroup changes mode only by a detach. */
+		say("[cgroup %s]: attached in %s mode, the config says %s mode: detaching and "
+		    "attaching again",
+		    a->target, a->receive ? "proxy" : "origin", a->receive ? "origin" : "proxy");
+		rc = agent_cmd(a, "detach", NULL, 0, 0);
+		n = 0;
+	}
 	if (n && update)
 		rc = agent_cmd(a, "update", NULL, 1, 0);
 	if (a->cgroup) {
@@ -651,6 +702,24 @@ static int agent_apply(struct agent_att *a, int update)
 	}
 	netns_leave(a);
 	return rc;
+}
+
+/* Origin mode: reset the connections of @a a drop ended (the sk_skb
+ * program stops passing their bytes; the reset tells both ends). */
+static void agent_reset_ended(const struct agent_att *a)
+{
+	struct dev_state st;
+	struct dev d;
+	int n = 0;
+
+	if (!a->path[0] || cgroup_resolve(a->path, &d))
+		return;
+	if (!dev_query(&d, &st) && st.prog_id[HS_HOOK_RECEIVE])
+		n = origin_reset_ended(&d, st.prog_id[HS_HOOK_RECEIVE]);
+	dev_close(&d);
+	if (n > 0)
+		say("[cgroup %s]: reset %d connection%s a drop ended", a->path, n,
+		    n == 1 ? "" : "s");
 }
 
 /* ---- what to watch ---- */
@@ -1109,6 +1178,10 @@ int cmd_agent(int argc, char **argv)
 				}
 			}
 		}
+		/* Origin mode: the connections a drop ended, reset at once. */
+		for (int i = 0; i < cfg.n; i++)
+			if (cfg.att[i].cgroup && cfg.att[i].receive)
+				agent_reset_ended(&cfg.att[i]);
 		if (link || mono() >= reconcile_at) {
 			/* An interface that came back, or a hook someone took off. */
 			as.last_ok = !apply_all(&cfg, 0);

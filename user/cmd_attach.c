@@ -20,7 +20,8 @@ static const char attach_usage[] =
 	"                       [--untracked scan|pass|drop] [--urgent clear|drop] [--flows N]\n"
 	"                       [--event-rate N] [--observe | --enforce] [--nat lookup|off]\n"
 	"                       [--vxlan-ports LIST] [--geneve-ports LIST] [--udp-tunnel-ports LIST]\n"
-	"       hdrstrip attach --cgroup PATH --headers FILE [--ports LIST] [--on-error drop|pass]\n"
+	"       hdrstrip attach --cgroup PATH [--receive] --headers FILE [--ports LIST]\n"
+	"                       [--on-error drop|reject|pass] [--event-rate N] [--observe | --enforce]\n"
 	"\n"
 	"Compile the header list and attach hdrstrip to DEV. Several hooks may be attached\n"
 	"to one DEV; they share its list, ports, policy and counters.\n"
@@ -62,6 +63,9 @@ static const char attach_usage[] =
 	"                        from what the processes of cgroup v2 directory PATH send\n"
 	"                        (requests; with response rules, responses of connections\n"
 	"                        they accept on --ports too)\n"
+	"  --receive             origin mode, with --cgroup: mask internal lines in the requests\n"
+	"                        the processes of PATH receive on connections they accept on\n"
+	"                        --ports, before they can read them (a drop ends the connection)\n"
 	"  --no-fold-underscore  '_' and '-' are different bytes (overrides the list)\n";
 
 /* Data sent in a SYN (TCP Fast Open) leaves before sockops may put the
@@ -89,6 +93,7 @@ struct attach_opts {
 	int hook_given;
 	int xdp_mode; /* enum xdp_attach_mode */
 	__u32 flows;
+	int receive; /* --receive: origin mode (with --cgroup) */
 };
 
 static const struct attach_opts defaults_attach = {
@@ -116,6 +121,7 @@ static const struct option attach_options[] = {
 	OPTION_GENEVE_PORTS,
 	OPTION_UDP_TUNNEL_PORTS,
 	OPTION_NAT,
+	OPTION_RECEIVE,
 	OPTION_HELP,
 	{ 0 },
 };
@@ -151,6 +157,9 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 		case OPT_FLOWS:
 			rc = opt_flows(c, optarg, &o->flows);
 			break;
+		case OPT_RECEIVE:
+			o->receive = 1;
+			break;
 		default:
 			rc = opt_settings(c, opt, &o->set);
 			break;
@@ -161,8 +170,13 @@ static int parse_attach(int argc, char **argv, struct attach_opts *o)
 	rc = opts_target(c, argc, argv, !!o->set.cgroup, o->hook_given, &o->dev);
 	if (rc >= 0)
 		return rc;
+	if (o->receive && !o->set.cgroup) {
+		pr_err("attach: --receive is origin mode, for the processes of a cgroup: give "
+		       "--cgroup PATH");
+		return usage_out(attach_usage, 0);
+	}
 	if (o->set.cgroup)
-		o->hook = HS_HOOK_CGROUP;
+		o->hook = o->receive ? HS_HOOK_RECEIVE : HS_HOOK_CGROUP;
 	if (!o->set.headers) {
 		pr_err("attach: --headers FILE is required");
 		return usage_out(attach_usage, 0);
@@ -195,6 +209,15 @@ static int attach_maps(struct dev *d, const struct dev_state *st, int have_bpffs
 		}
 		return 0;
 	}
+	/* Connections a detach left filtered: the pins that keep them go
+	 * only once they are done. */
+	if (have_bpffs && d->cgroup && (r = proxy_release_pinned(d)) > 0) {
+		pr_err("the last attachment of %s still holds %d connection%s whose application has "
+		       "not read what it received (left filtered by its detach): 'hdrstrip detach "
+		       "--cgroup %s' once they are done",
+		       target_str(d), r, r == 1 ? "" : "s", d->cgroup_path);
+		return -1;
+	}
 	if (have_bpffs && pins_clear_stale(d, st, pi) == -EBUSY) {
 		pins_elsewhere_err(d, pi, "attach");
 		return -1;
@@ -208,12 +231,27 @@ static int attach_maps(struct dev *d, const struct dev_state *st, int have_bpffs
 	return 0;
 }
 
-/* Refused when @o->hook of @d is taken already: -1 after the message. */
+/* Proxy mode's or origin mode's name, for messages. */
+static const char *cgroup_mode(int hook)
+{
+	return hook == HS_HOOK_RECEIVE ? "origin mode (--receive)" : "proxy mode";
+}
+
+/* Refused when @o->hook of @d is taken already (for a cgroup, either mode:
+ * an accepted connection can be in one sockhash with an sk_skb program
+ * only): -1 after the message. */
 static int attach_hook_free(const struct attach_opts *o, const struct dev *d,
 			    const struct dev_state *st)
 {
+	int other = o->hook == HS_HOOK_RECEIVE ? HS_HOOK_CGROUP : HS_HOOK_RECEIVE;
 	__u32 id = st->prog_id[o->hook];
 
+	if (o->set.cgroup && !id && st->prog_id[other]) {
+		pr_err("hdrstrip is attached to cgroup '%s' in %s (program id %u): a cgroup has one "
+		       "mode at a time; 'hdrstrip detach --cgroup %s' first",
+		       d->cgroup_path, cgroup_mode(other), st->prog_id[other], d->cgroup_path);
+		return -1;
+	}
 	if (!id)
 		return 0;
 	if (o->set.cgroup)
@@ -275,7 +313,7 @@ static int do_attach(const struct attach_opts *o)
 	struct dev *d = &run.d;
 	struct dev_maps *m = &run.m;
 	int r, rc, shared, pinned = 0, have_bpffs, mode = 0, legacy = 0, qcreated = 0;
-	int make_qdisc, marked = 0;
+	int make_qdisc, marked = 0, preexisting = 0;
 
 	rc = list_run_begin("attach", &o->set, o->dev, &run);
 	if (rc >= 0)
@@ -340,7 +378,8 @@ static int do_attach(const struct attach_opts *o)
 		if (o->set.cgroup) {
 			/* Connections already open never pass the sockops
 			 * program: say how many there are, as a counter. */
-			counters_add(m, HS_CTR_conns_preexisting, count_preexisting(d, next.ports));
+			preexisting = count_preexisting(d, next.ports, o->receive);
+			counters_add(m, HS_CTR_conns_preexisting, preexisting);
 		}
 	}
 	if (have_bpffs) {
@@ -364,8 +403,8 @@ static int do_attach(const struct attach_opts *o)
 
 	/* Load and verify (most of an attach's time), then attach. */
 	if (o->set.cgroup) {
-		r = proxy_attach(d, m);
-		if (!r)
+		r = proxy_attach(d, m, o->hook);
+		if (!r && !o->receive)
 			warn_fastopen();
 	} else {
 		r = hook_attach(d, &ho, m, &mode, &legacy, &qcreated);
@@ -399,6 +438,12 @@ static int do_attach(const struct attach_opts *o)
 		}
 	}
 	attach_report(o, d, &next, run.t, shared, mode, legacy, have_bpffs);
+	if (o->receive)
+		printf("origin mode: what the processes of %s receive on connections they accept "
+		       "from now on is masked before they read it; %d connection%s accepted before "
+		       "are left alone (conns_preexisting); a drop ends its connection (the agent, "
+		       "'hdrstrip run', resets it)\n",
+		       d->cgroup_path, preexisting, preexisting == 1 ? "" : "s");
 	rc = EXIT_OK;
 out:
 	if (pinned)

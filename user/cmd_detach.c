@@ -118,20 +118,25 @@ static int detach_gone(struct dev *d, const char *what)
 		rc = EXIT_USAGE;
 		goto out;
 	}
-	for (int k = 0; d->cgroup && k < 2; k++) {
-		const char *map = k ? HS_MAP_SERVERS : HS_MAP_SOCKS;
+	for (int k = 0; d->cgroup && k < 3; k++) {
+		static const char *const maps[] = { HS_MAP_SOCKS, HS_MAP_SERVERS, HS_MAP_ORIGINS };
+		const char *map = maps[k];
 		char path[PATH_MAX + 32];
 		int socks;
 
 		snprintf(path, sizeof(path), "%s/%s", d->pin_dir, map);
 		socks = bpf_obj_get(path);
 		if (socks >= 0) {
-			r = proxy_release_socks(socks);
+			r = proxy_release_socks(d, socks);
 			close(socks);
-			if (r)
+			if (r < 0)
 				pr_warn("cannot empty the sockhash '%s' of %s: %s (%d); its "
 					"connections stay filtered until the kernel frees it",
 					map, d->name, errstr(r), r);
+			if (r > 0) {
+				rc = EXIT_FAIL;
+				goto out;
+			}
 		}
 	}
 	pins_remove(d);
@@ -181,7 +186,21 @@ static int detach_cgroup_id(const char *arg, struct dev *d)
 static int detach_leftovers(const struct dev *d, const struct dev_state *st, int have_bpffs)
 {
 	struct pins_info pi;
-	int r = have_bpffs ? pins_clear_stale(d, st, &pi) : 0;
+	int r;
+
+	/* A cgroup's last detach may have left connections filtered (their
+	 * applications had not read what they received): they go first. */
+	if (have_bpffs && d->cgroup) {
+		r = proxy_release_pinned(d);
+		if (r > 0) {
+			pr_err("hdrstrip is not attached to %s, but its sockhashes still hold %d "
+			       "connection%s whose application has not read what it received: "
+			       "they stay filtered, with the pins in %s; run detach again later",
+			       target_str(d), r, r == 1 ? "" : "s", d->pin_dir);
+			return EXIT_FAIL;
+		}
+	}
+	r = have_bpffs ? pins_clear_stale(d, st, &pi) : 0;
 
 	if (r == -EBUSY) {
 		pins_elsewhere_err(d, &pi, "detach");
@@ -238,6 +257,10 @@ static void detach_cleanup(const struct dev *d, const struct dev_state *st,
 		}
 	}
 	if (dev_attached_hooks(st) || !have_bpffs)
+		return;
+	/* The pins keep a cgroup's sockhashes, and the connections detach
+	 * left filtered in them, until those are done. */
+	if (d->cgroup && proxy_socks_left(d) > 0)
 		return;
 	/* Ours now stale: cleared like any other, and those under the
 	 * interface's name before a rename too. */

@@ -281,6 +281,8 @@ static const char *hook_mode(const struct found *f, int k)
 		return "clsact";
 	case HS_HOOK_CGROUP:
 		return "sockops+sk_msg";
+	case HS_HOOK_RECEIVE:
+		return "sockops+sk_skb";
 	}
 	return "?";
 }

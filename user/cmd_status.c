@@ -96,6 +96,12 @@ static void print_flows(const struct found *f)
 			same = 0;
 	if (!found_flows(f))
 		return;
+	if (f->d.cgroup && f->st.prog_id[HS_HOOK_RECEIVE]) {
+		printf("  flows       %u connections accepted at once (the sockhashes origins and "
+		       "servers; origin mode has no flow table)\n",
+		       found_flows(f));
+		return;
+	}
 	if (f->d.cgroup) {
 		printf("  flows       %u connections at once, out and as many in (the sockhashes "
 		       "socks and servers; proxy mode has no flow table)\n",
@@ -276,7 +282,11 @@ static void print_status(const struct found *f, int json, int last)
 		printf("}%s\n", last ? "" : ",");
 		return;
 	}
-	if (f->d.cgroup)
+	if (f->d.cgroup && f->st.prog_id[HS_HOOK_RECEIVE])
+		printf("%s: cgroup %s (origin mode: sockops + sk_skb on what it receives, sk_msg "
+		       "for responses)\n",
+		       f->d.name, f->d.cgroup_path);
+	else if (f->d.cgroup)
 		printf("%s: cgroup %s (proxy mode: sockops + sk_msg, sk_skb for responses)\n",
 		       f->d.name, f->d.cgroup_path);
 	else

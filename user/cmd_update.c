@@ -66,6 +66,9 @@ static const char *update_why_not(int opt)
 	if (opt == OPT_HOOK || opt == OPT_XDP_MODE || opt == OPT_FLOWS)
 		return "update changes the list and settings every hook of DEV shares; to change a "
 		       "hook itself, detach it and attach it again";
+	if (opt == OPT_RECEIVE)
+		return "a cgroup keeps the mode it was attached in; to change it, detach and attach "
+		       "again";
 	return "see --help";
 }
 

@@ -199,8 +199,8 @@ int hook_attach(const struct dev *d, const struct hook_opts *o, const struct dev
 
 int hook_detach(const struct dev *d, int hook, const struct dev_state *st)
 {
-	if (hook == HS_HOOK_CGROUP)
-		return proxy_detach(d, st->prog_id[HS_HOOK_CGROUP]);
+	if (hook == HS_HOOK_CGROUP || hook == HS_HOOK_RECEIVE)
+		return proxy_detach(d, st->prog_id[hook]);
 	if (hook == HS_HOOK_XDP) {
 		struct xdp_multiprog *mp;
 		struct xdp_program *prog;

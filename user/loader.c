@@ -37,9 +37,10 @@
  * last to be pinned (pins_write). */
 static const char *const map_names[] = { HS_MAP_TRIE,	     HS_MAP_CONFIG,  HS_MAP_COUNTERS,
 					 HS_MAP_HEADER_HITS, HS_MAP_EVENTS,  HS_MAP_EVENT_BUCKET,
-					 HS_MAP_SOCKS,	     HS_MAP_METHODS, HS_MAP_SERVERS };
-/* All but socks and servers (proxy mode's) and methods (an interface's
- * hooks'): every program has them. */
+					 HS_MAP_SOCKS,	     HS_MAP_METHODS, HS_MAP_SERVERS,
+					 HS_MAP_ORIGINS };
+/* All but socks, servers and origins (the cgroup programs') and methods
+ * (an interface's hooks'): every program has them. */
 #define N_SHARED_MAPS 6
 
 int hook_parse(const char *s)
@@ -212,13 +213,13 @@ int dev_resolve(const char *name, struct dev *d)
 void dev_maps_init(struct dev_maps *m)
 {
 	m->trie = m->config = m->counters = m->header_hits = m->events = m->event_bucket =
-		m->socks = m->methods = m->servers = -1;
+		m->socks = m->methods = m->servers = m->origins = -1;
 }
 
 static int *dev_map_slot(struct dev_maps *m, size_t i)
 {
 	int *fds[] = { &m->trie,	 &m->config, &m->counters, &m->header_hits, &m->events,
-		       &m->event_bucket, &m->socks,  &m->methods,  &m->servers };
+		       &m->event_bucket, &m->socks,  &m->methods,  &m->servers,	    &m->origins };
 
 	_Static_assert(HS_ARRAY_SIZE(fds) == HS_ARRAY_SIZE(map_names), "a name for every map");
 	return fds[i];
@@ -380,17 +381,21 @@ static int query_tc(const struct dev *d, int hook, struct dev_state *st)
 	return 0;
 }
 
-/* hdrstrip's sockops program on a cgroup. */
+/* hdrstrip's sockops program on a cgroup: proxy mode's, or origin
+ * mode's. */
 static int query_cgroup(const struct dev *d, struct dev_state *st)
 {
 	__u32 ids[64] = { 0 }, cnt = HS_ARRAY_SIZE(ids), flags = 0;
 
 	if (bpf_prog_query(d->cgroup_fd, BPF_CGROUP_SOCK_OPS, 0, &flags, ids, &cnt))
 		return errno == ENOENT ? 0 : -errno;
-	for (__u32 i = 0; i < cnt && i < HS_ARRAY_SIZE(ids); i++)
+	for (__u32 i = 0; i < cnt && i < HS_ARRAY_SIZE(ids); i++) {
 		/* Program names keep 15 bytes: "hdrstrip_sockop". */
 		if (prog_name_is(ids[i], "hdrstrip_sockop"))
 			st->prog_id[HS_HOOK_CGROUP] = ids[i];
+		else if (prog_name_is(ids[i], "hdrstrip_origin"))
+			st->prog_id[HS_HOOK_RECEIVE] = ids[i];
+	}
 	return 0;
 }
 
@@ -758,7 +763,7 @@ void pins_choose(struct dev *d, const struct dev_state *st)
 
 /* Pins are written in this order and removed in the reverse one: config
  * last in, first out, so a set without it is known to be partial. */
-static const size_t pin_order[] = { 0, 2, 3, 4, 5, 6, 7, 8, 1 };
+static const size_t pin_order[] = { 0, 2, 3, 4, 5, 6, 7, 8, 9, 1 };
 
 _Static_assert(HS_ARRAY_SIZE(pin_order) == HS_ARRAY_SIZE(map_names), "every map pinned");
 

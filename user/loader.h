@@ -62,16 +62,18 @@ int cgroup_resolve_id(__u64 id, struct dev *d);
 void dev_by_name(const char *name, struct dev *d);
 
 /* Map fds of one device's state; -1 when not open. socks, servers: proxy
- * mode's sockhashes (-1 for an interface); methods: an interface's request
- * streams' HEAD history (-1 in proxy mode). */
+ * mode's sockhashes, servers and origins origin mode's (-1 for an
+ * interface); methods: an interface's request streams' HEAD history (-1 in
+ * proxy mode). */
 struct dev_maps {
-	int trie, config, counters, header_hits, events, event_bucket, socks, methods, servers;
+	int trie, config, counters, header_hits, events, event_bucket, socks, methods, servers,
+		origins;
 };
 
 void dev_maps_init(struct dev_maps *m);
 void dev_maps_close(struct dev_maps *m);
 /* A skeleton's maps, in struct dev_maps' order (trie, config, counters,
- * header_hits, events, event_bucket, socks, methods, servers; the first @n;
+ * header_hits, events, event_bucket, socks, methods, servers, origins; the first @n;
  * NULL for a map the skeleton has not): bound to @m's fds before load, so its
  * programs use the device's maps; or copied into @m after load, to outlive
  * the skeleton. */
@@ -81,20 +83,34 @@ int dev_maps_dup(struct dev_maps *m, struct bpf_map *const *maps, size_t n);
 /* The kernel's id of map @fd, 0 if unknown. */
 __u32 map_id(int fd);
 
-/* Proxy mode: load the programs with @m's maps and attach them (sk_msg on
- * the sockhash, then sockops on the cgroup); on failure nothing of this
- * call remains attached. */
-int proxy_attach(const struct dev *d, const struct dev_maps *m);
+/* Proxy mode (@hook HS_HOOK_CGROUP) or origin mode (HS_HOOK_RECEIVE): load
+ * the programs with @m's maps and attach them (sk_msg and sk_skb on the
+ * sockhashes, then sockops on the cgroup); on failure nothing of this call
+ * remains attached. */
+int proxy_attach(const struct dev *d, const struct dev_maps *m, int hook);
 /* Proxy mode's maps, sockhash included (maps_create for a cgroup). */
 int proxy_maps_create(struct dev_maps *m);
 /* Take sockops program @prog_id off the cgroup, then every socket out of its
- * sockhashes: they go through plain TCP again when this returns. */
+ * sockhashes: they go through plain TCP again when this returns, but a
+ * socket whose application has not read what it received (once it has,
+ * polled; at a deadline it is left filtered: proxy_release_pinned()). */
 int proxy_detach(const struct dev *d, __u32 prog_id);
-/* Take every socket out of sockhash @fd (a cgroup that is gone). */
-int proxy_release_socks(int fd);
+/* Take every socket out of sockhash @fd (a cgroup that is gone): the
+ * sockets left (see proxy_detach), or -errno. */
+int proxy_release_socks(const struct dev *d, int fd);
+/* The same for the sockhashes pinned under @d->pin_dir: before pins of a
+ * cgroup with nothing attached go. The sockets left, or -errno. */
+int proxy_release_pinned(const struct dev *d);
+/* The sockets the pinned sockhashes of @d with an sk_skb program hold. */
+int proxy_socks_left(const struct dev *d);
 /* Established connections of the cgroup's processes to the ports in
- * @ports: the ones the sockops program will never see. */
-int count_preexisting(const struct dev *d, const __u64 *ports);
+ * @ports (@accepted: from them, the connections they accepted): the ones
+ * the sockops program will never see. */
+int count_preexisting(const struct dev *d, const __u64 *ports, int accepted);
+/* Origin mode: reset the connections a drop ended (the sk_skb program lists
+ * them by cookie), from the maps of sockops program @prog_id. Returns how
+ * many were reset, or -errno. */
+int origin_reset_ended(const struct dev *d, __u32 prog_id);
 
 /* What the kernel says is attached to a device. */
 struct dev_state {

@@ -34,6 +34,7 @@ static const struct option all_options[] = {
 	OPTION_GENEVE_PORTS,
 	OPTION_UDP_TUNNEL_PORTS,
 	OPTION_NAT,
+	OPTION_RECEIVE,
 	{ 0 },
 };
 

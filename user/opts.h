@@ -37,6 +37,7 @@ enum dev_opt {
 	OPT_GENEVE_PORTS,
 	OPT_UDP_TUNNEL_PORTS,
 	OPT_NAT,
+	OPT_RECEIVE,
 };
 
 /* The option entries of getopt_long's table, one per option, for the
@@ -112,6 +113,10 @@ enum dev_opt {
 #define OPTION_NAT                                                                                 \
 	{                                                                                          \
 		"nat", required_argument, NULL, OPT_NAT                                            \
+	}
+#define OPTION_RECEIVE                                                                             \
+	{                                                                                          \
+		"receive", no_argument, NULL, OPT_RECEIVE                                          \
 	}
 #define OPTION_HELP                                                                                \
 	{                                                                                          \

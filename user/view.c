@@ -208,9 +208,10 @@ static int found_maps(struct found *f)
 	 * sockhash holds. */
 	for (int h = 0; h < HS_HOOK_MAX; h++)
 		if (f->st.prog_id[h])
-			f->flows[h] =
-				prog_table_size(f->st.prog_id[h],
-						h == HS_HOOK_CGROUP ? HS_MAP_SOCKS : HS_MAP_FLOWS);
+			f->flows[h] = prog_table_size(f->st.prog_id[h],
+						      h == HS_HOOK_CGROUP    ? HS_MAP_SOCKS
+						      : h == HS_HOOK_RECEIVE ? HS_MAP_ORIGINS
+									     : HS_MAP_FLOWS);
 	return config_read(&f->m, &f->cfg);
 }
 

@@ -85,13 +85,21 @@
 	X(headers_removed, "Proxy mode: request field lines taken out of sent data.")              \
 	X(response_headers_removed, "Proxy mode: response field lines taken out of sent data.")    \
 	X(removed_bytes, "Proxy mode: bytes taken out of sent data.")                              \
-	X(conns_preexisting, "Proxy mode: connections open before the attach, left alone.")        \
+	X(conns_preexisting,                                                                       \
+	  "Proxy and origin mode: connections open before the attach, left alone.")                \
 	X(conns_unfiltered,                                                                        \
 	  "Proxy mode: connections the sockhash had no room for (65536 at once): their sends "     \
 	  "are not filtered.")                                                                     \
 	X(fastopen_unfiltered,                                                                     \
 	  "Proxy mode: connections whose first bytes left with TCP Fast Open, before the "         \
 	  "sk_msg program could see them.")                                                        \
+	/* Origin mode (sockops + sk_skb on a cgroup's accepted connections). */                   \
+	X(conns_ended,                                                                             \
+	  "Origin mode: connections a drop (a drop rule, or the on-error policy) ended: nothing "  \
+	  "from the drop on reaches the application, and the agent resets them.")                  \
+	X(recv_unscanned,                                                                          \
+	  "Origin mode: received bytes the application read before the sk_skb program saw them "   \
+	  "(splice or zero-copy receive of bytes that arrived before accept()).")                  \
 	/* The normaliser (bpf/normalize.h, include/hdrstrip/flow.h). */                           \
 	X(urgent_cleared,                                                                          \
 	  "Segments with URG set: URG and the urgent pointer cleared (or the segment "             \

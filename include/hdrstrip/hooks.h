@@ -13,7 +13,8 @@
 	X(XDP, "xdp")                                                                              \
 	X(TC_INGRESS, "tc-ingress")                                                                \
 	X(TC_EGRESS, "tc-egress")                                                                  \
-	X(CGROUP, "cgroup") /* proxy mode: sockops on a cgroup + sk_msg on its sockhash */
+	X(CGROUP, "cgroup") /* proxy mode: sockops on a cgroup + sk_msg on its sockhash */         \
+	X(RECEIVE, "receive") /* origin mode: sockops on a cgroup + sk_skb on what it accepts */
 
 enum hs_hook {
 #define HS_HOOK_ENUM(id, name) HS_HOOK_##id,

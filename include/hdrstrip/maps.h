@@ -24,6 +24,9 @@
 #define HS_MAP_SOCKS "socks" /* proxy mode: the connections being filtered */
 /* Proxy mode: the accepted connections whose responses are filtered. */
 #define HS_MAP_SERVERS "servers"
+/* Origin mode: the accepted connections whose received requests are
+ * filtered, without response rules (include/hdrstrip/recv.h). */
+#define HS_MAP_ORIGINS "origins"
 /* Each request stream's HEAD history, for the hook that sees its responses
  * (a response to HEAD has no body): keyed by the request direction's
  * 4-tuple (struct hs_flow_key, flow.h). */

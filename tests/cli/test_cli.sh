@@ -587,6 +587,16 @@ first_line err "hdrstrip: attach: --no-fold-underscore takes no value"
 run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --cgroup-id 5
 first_line err "hdrstrip: attach: --cgroup-id does not apply (see --help)"
 
+t "--receive: origin mode is a cgroup's; update and detach do not take it"
+run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --receive
+first_line err "hdrstrip: attach: --receive is origin mode, for the processes of a cgroup: give --cgroup PATH"
+run 2 "$HDRSTRIP" update --cgroup /sys/fs/cgroup --headers "$INTERNAL" --receive
+first_line err "hdrstrip: update: --receive does not apply (a cgroup keeps the mode it was attached in; to change it, detach and attach again)"
+run 2 "$HDRSTRIP" detach --cgroup /sys/fs/cgroup --receive
+first_line err "hdrstrip: detach: --receive does not apply (detach takes DEV (and --hook), --cgroup PATH or --cgroup-id ID only)"
+run 0 "$HDRSTRIP" attach --help
+grep -q -- '--receive' "$TMP/out" || fail "attach --help does not name --receive"
+
 t "--ports: an empty item, a sign or a blank is a typo, not a list"
 for p in "80," ",80" "80,,81" "+80" " 80" "80-" "-80" "0" "65536" "80-79" "8o" "080000"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --ports "$p"
@@ -642,7 +652,7 @@ hdrstrip: $TMP/bad.conf:4: bad flows '5' (a count of connections, 16..1048576; e
 hdrstrip: $TMP/bad.conf:5: unknown policy 'maybe' for on-error (expected drop, reject or pass)
 hdrstrip: $TMP/bad.conf:8: unknown policy 'sometimes' for untracked (expected scan, pass or drop)
 hdrstrip: $TMP/bad.conf:9: bad event-rate 'lots' (match events a second, 0..1000000; 0 sends none)
-hdrstrip: $TMP/bad.conf:10: unknown key 'bogus-key' (known: headers hooks netns mode fold-underscore ports on-error untracked urgent event-rate nat vxlan-ports geneve-ports udp-tunnel-ports flows xdp-mode)
+hdrstrip: $TMP/bad.conf:10: unknown key 'bogus-key' (known: headers hooks netns mode fold-underscore ports on-error untracked urgent event-rate nat vxlan-ports geneve-ports udp-tunnel-ports receive flows xdp-mode)
 hdrstrip: $TMP/bad.conf:11: unknown policy 'keep' for urgent (expected clear or drop)
 hdrstrip: $TMP/bad.conf:12: unknown XDP mode 'fast' (expected native or skb)
 hdrstrip: $TMP/bad.conf:13: unknown hook 'tc-sideways' (expected xdp, tc-ingress or tc-egress)

@@ -11,7 +11,10 @@
 #    use, the probes ask for the agent's /healthz and /readyz, its
 #    capabilities are the systemd unit's, bpffs is mounted from the host;
 #  - the ConfigMap's agent config and list pass 'hdrstrip run
-#    --check-config' (paths moved from the mount to a scratch copy);
+#    --check-config' (paths moved from the mount to a scratch copy); its
+#    default attachment is origin mode on the node's pod cgroup tree, the
+#    systemd driver's and the cgroupfs driver's layout (test_origin_k8s.sh
+#    runs it on both);
 #  - the Containerfile: the Debian packages it installs exist, its build
 #    target makes the files it copies, the runtime stage has the package of
 #    every library the binary needs (and of libmicrohttpd, opened at run
@@ -110,6 +113,21 @@ for k, v in cm['data'].items():
 want(all(os.path.dirname(h) == mount and os.path.basename(h) in cm['data']
          for h in re.findall(r'^\s*headers\s*=\s*(\S+)', cm['data'][os.path.basename(conf)], re.M)),
      "every list the config names is a key of the ConfigMap")
+# The default attachment: origin mode on the node's pod cgroup tree, as the
+# kubelet lays it out with either cgroup driver, under the cgroup mount.
+agent = cm['data'].get(os.path.basename(conf), '')
+heads = list(re.finditer(r'^\[(\w+) ([^\]]*)\]', agent, re.M))
+want(heads and heads[0].group(1) == 'cgroup', "the first attachment of the config is a [cgroup] section")
+if heads:
+    body = agent[heads[0].end():heads[1].start() if len(heads) > 1 else len(agent)]
+    paths = [p.strip() for p in heads[0].group(2).split('|')]
+    cg_mount = [mounts[n] for n, v in vols.items() if v.get('hostPath', {}).get('path') == '/sys/fs/cgroup']
+    want(sorted(os.path.basename(p) for p in paths) == ['kubepods', 'kubepods.slice'],
+         "the pod cgroup tree of both kubelet cgroup drivers: kubepods.slice (systemd), kubepods (cgroupfs)")
+    want(cg_mount and all(os.path.dirname(p) == cg_mount[0] for p in paths),
+         "the pod cgroup paths are under the host's cgroups mount")
+    want(re.search(r'^\s*receive\s*=\s*yes\s*$', body, re.M) is not None,
+         "the default attachment is origin mode (receive = yes)")
 open(os.path.join(work, 'config-path'), 'w').write(os.path.join(work, os.path.basename(conf)))
 open(os.path.join(work, 'cmd'), 'w').write('\n'.join(cmd[1:]) + '\n')
 for b in bad:

@@ -13,7 +13,14 @@ $(OUTPUT)/tests/e2e/%.bpf.o: tests/e2e/bpf/%.bpf.c | $(OUTPUT)/tests/e2e
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(E2E_BPF_OBJS)
+# Origin mode's io_uring origin (tests/e2e/servers/uring_origin.c).
+E2E_URING := $(OUTPUT)/tests/e2e/uring_origin
+
+$(E2E_URING): tests/e2e/servers/uring_origin.c | $(OUTPUT)/tests/e2e
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) $< -luring -o $@
+
+test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(E2E_BPF_OBJS) $(E2E_URING)
 	$(call msg,E2E,tests/e2e)
 	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) E2E_BPF_DIR=$(abspath $(OUTPUT)/tests/e2e) \
 		tests/e2e/run.sh $(E2E_TESTS)

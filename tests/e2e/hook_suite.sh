@@ -2,27 +2,29 @@
 # shellcheck shell=bash
 #
 # The loader end to end at one hook (test_hook_*.sh source this with HOOK
-# set): attach, then with checksum offload on (the veth defaults) and off on
-# both ends, over IPv4 and IPv6, to node, nginx and python:
+# set; HOOK=receive is origin mode, on a cgroup the servers run in): attach,
+# then with checksum offload on (the veth defaults) and off on both ends,
+# over IPv4 and IPv6, to node, nginx and python:
 #  - internal names in mixed case never reach a server, the request still
 #    succeeds, every other line arrives byte for byte (also with curl and a
 #    request cut into segments);
 #  - 'stats --json' counts what was sent and agrees with bpftool's dump of
 #    the pinned counters;
-#  - a 'drop' rule makes the request time out, is counted, never arrives;
+#  - a 'drop' rule makes the request time out, is counted, never arrives
+#    (in origin mode it ends the connection: conns_ended);
 #  - detach leaves nothing behind and traffic passes untouched again.
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-: "${HOOK:?set HOOK to xdp, tc-ingress or tc-egress}"
+: "${HOOK:?set HOOK to xdp, tc-ingress, tc-egress or receive}"
 e2e_init
 require_tools node nginx curl
 require_cli attach update detach stats status
 topo_setup
+hook_side "$HOOK" # origin mode: the cgroup the servers start in
 start_servers
 
 LIST=$WORK/list
 write_main_list "$LIST"
-hook_side "$HOOK"
 
 # Ten field lines (with Host); five are internal, in mixed case, one of them
 # through '_' folding and one through the prefix rule; one is a near miss.
@@ -85,12 +87,12 @@ strip_checks() { # OFFLOAD
 
 stats_checks() { # OFFLOAD
 	local before after
-	before=$(hs_stats "$NS" "$DEV" --per-header)
+	before=$(hs_hook_stats "$HOOK" --per-header)
 	for i in 1 2 3 4; do
 		step "$HOOK offload $1: counted request $i" \
 			to_file "$WORK/resp" client "$S4" "$PORT_NODE" "${HDRS[@]}" --save "$WORK/req"
 	done
-	after=$(hs_stats "$NS" "$DEV" --per-header)
+	after=$(hs_hook_stats "$HOOK" --per-header)
 	delta_check "$before" "$after" http_requests 4
 	delta_check "$before" "$after" headers_seen $((4 * N_LINES))
 	delta_check "$before" "$after" headers_matched $((4 * N_MASKED))
@@ -109,9 +111,9 @@ stats_checks() { # OFFLOAD
 	# after the CLI and compare only when both dumps agree.
 	local b1 b2 i
 	for i in $(seq 1 20); do
-		b1=$(bpftool_counters "$DEV")
-		after=$(hs_stats "$NS" "$DEV")
-		b2=$(bpftool_counters "$DEV")
+		b1=$(bpftool_counters "$(basename "$(hook_pin_dir "$HOOK")")")
+		after=$(hs_hook_stats "$HOOK")
+		b2=$(bpftool_counters "$(basename "$(hook_pin_dir "$HOOK")")")
 		[ "$b1" = "$b2" ] && break
 		sleep 0.25
 	done
@@ -128,7 +130,7 @@ drop_checks() { # OFFLOAD
 	local fam before after id rc
 	for fam in 4 6; do
 		id="drop-$HOOK-$1-v$fam-$$"
-		before=$(hs_stats "$NS" "$DEV" --per-header)
+		before=$(hs_hook_stats "$HOOK" --per-header)
 		rc=0
 		# --abort: a RST when it gives up, so that its TCP does not go
 		# on resending the request into the next check (or, after a
@@ -136,17 +138,23 @@ drop_checks() { # OFFLOAD
 		client "$(saddr "$fam")" "$PORT_NODE" -H "X-Test-Id: $id" \
 			-H "X-Kill-Switch: on" --timeout 1.5 --abort >"$WORK/resp" 2>&1 || rc=$?
 		assert_eq "$rc" 3 "$HOOK offload $1 IPv$fam: request with a drop rule times out"
-		after=$(hs_stats "$NS" "$DEV" --per-header)
+		after=$(hs_hook_stats "$HOOK" --per-header)
 		# Once per request: TCP's copies of the dropped segment are
-		# dropped again and counted apart.
+		# dropped again and counted apart. In origin mode the stack has
+		# acknowledged the bytes: the connection ends there.
 		assert_eq "$(($(cval "$after" packets_dropped) - $(cval "$before" packets_dropped)))" 1 \
 			"$HOOK offload $1 IPv$fam: packets_dropped grew by one"
 		assert_eq "$(($(cval "$after" per_header.x-kill-switch) - \
 			$(cval "$before" per_header.x-kill-switch)))" 1 \
 			"$HOOK offload $1 IPv$fam: x-kill-switch hits grew by one"
-		assert_ge "$(($(cval "$after" retransmits_dropped) - \
-			$(cval "$before" retransmits_dropped)))" 1 \
-			"$HOOK offload $1 IPv$fam: its retransmissions counted apart"
+		if [ "$HOOK" = receive ]; then
+			assert_eq "$(($(cval "$after" conns_ended) - $(cval "$before" conns_ended)))" 1 \
+				"$HOOK offload $1 IPv$fam: the connection ended (conns_ended grew by)"
+		else
+			assert_ge "$(($(cval "$after" retransmits_dropped) - \
+				$(cval "$before" retransmits_dropped)))" 1 \
+				"$HOOK offload $1 IPv$fam: its retransmissions counted apart"
+		fi
 		if grep -q -- "$id" "$WORK/node.log"; then
 			fail "$HOOK: the dropped request reached node"
 		fi
@@ -159,8 +167,12 @@ drop_checks() { # OFFLOAD
 
 detach_checks() { # OFFLOAD
 	local fam sp name port what
-	step "$HOOK offload $1: detach" hs_in "$NS" detach "$DEV" --hook "$HOOK"
-	assert_clean "$NS" "$DEV"
+	if [ "$HOOK" = receive ]; then
+		step "$HOOK offload $1: detach" hs_hook_cmd "$HOOK" detach
+	else
+		step "$HOOK offload $1: detach" hs_in "$NS" detach "$DEV" --hook "$HOOK"
+	fi
+	assert_hook_clean "$HOOK"
 	for fam in 4 6; do
 		for sp in "${SERVERS[@]}"; do
 			read -r name port <<<"$sp"
@@ -176,9 +188,9 @@ detach_checks() { # OFFLOAD
 
 for offload in on off; do
 	set_offload "$offload"
-	step "$HOOK offload $offload: attach to $DEV" hs_in "$NS" attach "$DEV" \
-		--headers "$LIST" --hook "$HOOK" --ports "$HS_PORTS"
-	out=$(hs_in "$NS" status "$DEV" --json) || fail "status --json failed: $out"
+	step "$HOOK offload $offload: attach to $DEV" hs_hook_attach "$HOOK" \
+		--headers "$LIST" --ports "$HS_PORTS"
+	out=$(hs_hook_cmd "$HOOK" status --json) || fail "status --json failed: $out"
 	assert_match "$out" "\"hook\": *\"$HOOK\"" "$HOOK offload $offload: status shows the hook"
 	strip_checks "$offload"
 	stats_checks "$offload"

@@ -196,12 +196,112 @@ hs_s() { hs_in "$SNS" "$@"; }
 # client's side for tc-egress, the server's for the others), noted for the
 # cleanup.
 hook_side() {
+	if [ "$1" = receive ] && [ -z "$E2E_CG" ]; then
+		origin_hook_setup
+	fi
 	if [ "$1" = tc-egress ]; then
 		NS=$CNS DEV=$CDEV
 	else
 		NS=$SNS DEV=$SDEV
 	fi
 	note_attached "$NS" "$DEV"
+}
+
+# --- origin mode as one more place to attach (HOOK=receive) ---------------
+# The suites that run at every hook take origin mode as the hook 'receive'
+# (the name status gives it): attach --cgroup CG --receive, where CG is the
+# test's cgroup (cg_make) and the origin servers run in it (SRV_IN_CG).
+# NS and DEV are the server's (hook_side), for what still looks at them.
+
+# origin_hook_setup: the cgroup the servers will run in; call before
+# starting them. Skips without a cgroup2 hierarchy.
+origin_hook_setup() {
+	cg_make origin || skip "no cgroup2 hierarchy in /proc/mounts"
+	SRV_IN_CG=1
+}
+
+# hs_hook_attach HOOK ARGS...: attach HOOK (--headers ... as ARGS).
+hs_hook_attach() {
+	local hook=$1
+	shift
+	if [ "$hook" = receive ]; then
+		"$HDRSTRIP" attach --cgroup "$E2E_CG" --receive "$@"
+	else
+		hs_in "$NS" attach "$DEV" --hook "$hook" "$@"
+	fi
+}
+
+# hs_hook_cmd HOOK CMD ARGS...: status, stats, update, detach, events on
+# what HOOK is attached to.
+hs_hook_cmd() {
+	local hook=$1 cmd=$2
+	shift 2
+	if [ "$hook" = receive ]; then
+		"$HDRSTRIP" "$cmd" --cgroup "$E2E_CG" "$@"
+	else
+		hs_in "$NS" "$cmd" "$DEV" "$@"
+	fi
+}
+
+# hs_hook_stats HOOK [ARGS...]: counters as "key value" lines (hs_stats).
+hs_hook_stats() {
+	local hook=$1 out
+	shift
+	if [ "$hook" != receive ]; then
+		hs_stats "$NS" "$DEV" "$@"
+		return
+	fi
+	out=$("$HDRSTRIP" stats --cgroup "$E2E_CG" --json "$@") ||
+		fail "hdrstrip stats --cgroup $E2E_CG --json failed: $out"
+	printf '%s\n' "$out" >"$WORK/stats.json"
+	"$PYTHON" "$E2E_DIR/json_counters.py" stats "cgroup-$CG_ID" <"$WORK/stats.json" ||
+		fail "cannot read 'hdrstrip stats --cgroup --json': $(head -c 400 "$WORK/stats.json")"
+}
+
+# origin_agent_start LIST PORTS: the agent (hdrstrip run) keeps origin mode
+# on the test's cgroup with LIST and PORTS, as it is deployed: it also
+# resets the connections a drop ended (without it, such a connection
+# stalls, and the application reads an EOF once the client gives up).
+# origin_agent_stop ends it (the attachment stays).
+ORIGIN_AGENT=
+origin_agent_start() {
+	printf '[cgroup %s]\nheaders = %s\nports = %s\nreceive = yes\n' "$E2E_CG" "$1" "$2" \
+		>"$WORK/origin-agent.conf"
+	"$HDRSTRIP" run --config "$WORK/origin-agent.conf" >>"$WORK/origin-agent.log" 2>&1 &
+	ORIGIN_AGENT=$!
+	E2E_PIDS+=("$ORIGIN_AGENT")
+	poll_until 10 grep -q 'run: 1 attachment' "$WORK/origin-agent.log" ||
+		fail "the agent did not start: $(cat "$WORK/origin-agent.log")"
+	log "ok: the agent keeps origin mode on $E2E_CG"
+}
+origin_agent_stop() {
+	[ -n "$ORIGIN_AGENT" ] || return 0
+	kill -TERM "$ORIGIN_AGENT" 2>/dev/null
+	wait "$ORIGIN_AGENT" 2>/dev/null || true
+	ORIGIN_AGENT=
+}
+
+# hook_pin_dir HOOK: where HOOK's maps are pinned.
+hook_pin_dir() {
+	if [ "$1" = receive ]; then
+		echo "$BPFFS_ROOT/cgroup-$CG_ID"
+	else
+		echo "$BPFFS_ROOT/$DEV"
+	fi
+}
+
+# assert_hook_clean HOOK: nothing of hdrstrip's left where HOOK was.
+assert_hook_clean() {
+	local out
+	if [ "$1" != receive ]; then
+		assert_clean "$NS" "$DEV"
+		return
+	fi
+	out=$(bpftool cgroup show "$E2E_CG" 2>&1) || fail "bpftool cgroup show $E2E_CG: $out"
+	assert_no_match "$out" 'hdrstrip' "no hdrstrip program on the cgroup (bpftool cgroup show)"
+	[ ! -e "$BPFFS_ROOT/cgroup-$CG_ID" ] ||
+		fail "left behind: $BPFFS_ROOT/cgroup-$CG_ID"
+	log "ok: no pins in $BPFFS_ROOT/cgroup-$CG_ID"
 }
 
 # Remember that hdrstrip may hold state for DEV in NS, for the cleanup.
@@ -387,10 +487,22 @@ wait_listen() { # NS PORT WHAT PID
 	fail "$3 is not listening on :$2 in $1"
 }
 
+# srv_run CMD...: an origin server in SNS: in the test's cgroup when
+# SRV_IN_CG is set (origin mode filters what that cgroup's processes
+# accept: their listening sockets must be made there), else as in_s.
+SRV_IN_CG=
+srv_run() {
+	if [ -n "$SRV_IN_CG" ]; then
+		in_cg_ns "$SNS" "$@"
+	else
+		ip netns exec "$SNS" "$@"
+	fi
+}
+
 # Origin servers in SNS; each writes its reports to $WORK/<name>.log.
 start_node() {
 	require_tools node
-	ip netns exec "$SNS" node --max-http-header-size=131072 \
+	srv_run node --max-http-header-size=131072 \
 		"$E2E_DIR/servers/origin.js" "$PORT_NODE" "$WORK/node.log" \
 		>"$WORK/node.out.log" 2>&1 &
 	E2E_PIDS+=($!)
@@ -402,7 +514,7 @@ start_node() {
 # "node-insecure" in $WORK/node-insecure.log.
 start_node_insecure() {
 	require_tools node
-	ip netns exec "$SNS" node --max-http-header-size=131072 --insecure-http-parser \
+	srv_run node --max-http-header-size=131072 --insecure-http-parser \
 		"$E2E_DIR/servers/origin.js" "$PORT_NODE_INSECURE" "$WORK/node-insecure.log" \
 		node-insecure >"$WORK/node-insecure.out.log" 2>&1 &
 	E2E_PIDS+=($!)
@@ -411,7 +523,7 @@ start_node_insecure() {
 }
 
 start_python() {
-	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http \
+	srv_run "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode http \
 		--port "$PORT_PYTHON" --log "$WORK/python.log" >"$WORK/python.out.log" 2>&1 &
 	E2E_PIDS+=($!)
 	wait_listen "$SNS" "$PORT_PYTHON" python $!
@@ -481,7 +593,7 @@ EOF
 nginx_run() {
 	local port=$1
 	shift
-	[ $# -gt 0 ] || set -- ip netns exec "$SNS"
+	[ $# -gt 0 ] || set -- srv_run
 	"$@" nginx -e "$WORK/nginx-error.log" -p "$WORK/nginx" \
 		-c "$WORK/nginx/nginx.conf" >"$WORK/nginx.out.log" 2>&1 &
 	E2E_PIDS+=($!)
@@ -491,7 +603,7 @@ nginx_run() {
 start_nginx() {
 	require_tools nginx
 	mkdir -p "$WORK/nginx"
-	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode raw \
+	srv_run "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode raw \
 		--port "$PORT_BACKEND" --bind 127.0.0.1 --server-name nginx \
 		--log "$WORK/nginx.log" >"$WORK/backend.out.log" 2>&1 &
 	E2E_PIDS+=($!)

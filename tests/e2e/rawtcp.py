@@ -307,6 +307,7 @@ class Conn:
         self.challenge_acks = 0
         self.dup_acks = 0
         self.window = window
+        self.ack_synack = True  # connect(ack_synack=False): the first data segment is the ACK
         self.stream = {}  # relative offset -> byte: the bytes the receiver keeps
         # VLAN tags every frame of ours carries, outermost first: (TPID,
         # TCI) pairs (a TCI of 0: a priority tag, VID 0).
@@ -341,7 +342,8 @@ class Conn:
         if flags & SYN:
             if self.rcv_nxt is None:
                 self.rcv_nxt = (seq + 1) & 0xFFFFFFFF
-            self._ack()
+            if self.ack_synack:
+                self._ack()
             return
         if self.rcv_nxt is None:
             return
@@ -384,9 +386,12 @@ class Conn:
             frame = frame[:12] + tags + frame[12:]
         self.link.send(frame)
 
-    def connect(self, syn_data=b"", tfo=False, mss=1460, wscale=7, timeout=2.0):
+    def connect(self, syn_data=b"", tfo=False, mss=1460, wscale=7, timeout=2.0, ack_synack=True):
         """Handshake; returns True once the SYN-ACK arrived (and was
-        acknowledged). With @syn_data, the data rides in the SYN."""
+        acknowledged). With @syn_data, the data rides in the SYN; without
+        @ack_synack the SYN-ACK is not acknowledged here: the next data
+        segment is the handshake's last ACK."""
+        self.ack_synack = ack_synack
         opts = tcp_options(mss=mss, wscale=wscale, tfo=tfo)
         self.raw(self.isn, SYN, syn_data, opts=opts)
         self.snd_max = self.snd_nxt = (self.isn + 1 + len(syn_data)) & 0xFFFFFFFF

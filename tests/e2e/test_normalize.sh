@@ -16,8 +16,12 @@
 # xdp, tc-ingress (server side) and tc-egress (client side), and checks
 # that no application got an internal name, that benign bytes arrived
 # exactly (masked as expected), and hdrstrip's counters. A table at the end
-# shows every case at every hook.
-#   NORMALIZE_HOOKS="xdp tc-egress" picks the hooks (default: all three);
+# shows every case at every hook. Origin mode is the hook 'receive': the
+# origins run in a cgroup, and the server's own TCP stack has put the
+# stream together before the program reads it (normalize.py judges it by
+# what the applications read: no internal name, benign bytes exact where
+# the case does not depend on a segment the hooks drop).
+#   NORMALIZE_HOOKS="xdp tc-egress" picks the hooks (default: all four);
 #   NORMALIZE_CASES="urg-name rtx-old" picks the cases.
 . "$(dirname "$0")/lib.sh"
 
@@ -42,6 +46,11 @@ step "server: TCP Fast Open for every listener, no cookie" \
 	in_s sysctl -qw net.ipv4.tcp_fastopen=0x602
 step "server: challenge ACKs without rate limit" in_s sysctl -qw net.ipv4.tcp_invalid_ratelimit=0
 topo_big_windows
+HOOKS=${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress receive}
+# Origin mode filters what a cgroup's processes accept: the origins start in it.
+if grep -qw receive <<<"$HOOKS"; then
+	origin_hook_setup
+fi
 NGINX_H2C=1 start_servers
 start_node_insecure
 start_node_h2c
@@ -68,9 +77,11 @@ normalize() { "$PYTHON" "$E2E_DIR/normalize.py" "$@"; }
 wanted() { [ -z "${NORMALIZE_CASES:-}" ] || grep -qw -- "$1" <<<"$NORMALIZE_CASES"; }
 # run_group HOOK GROUP LIST [FLOWS_MAP]: the group's cases at every origin.
 run_group() {
+	local st=(--stats-ns "$NS" --stats-dev "$DEV")
+	[ "$1" = receive ] && st=(--stats-cgroup "$E2E_CG")
 	step "$1: cases of group '$2'" in_c "$PYTHON" "$E2E_DIR/normalize.py" run --dev "$CDEV" \
 		--dst-mac "$SMAC" --hook "$1" --group "$2" --list "$3" "${ORIGINS[@]}" \
-		--out "$RESULTS" --stats-ns "$NS" --stats-dev "$DEV" --hdrstrip "$HDRSTRIP" \
+		--out "$RESULTS" "${st[@]}" --hdrstrip "$HDRSTRIP" \
 		--flows-map "${4:-0}" "${CASE_ARGS[@]}"
 }
 # group_with HOOK GROUP CASE OPTION...: attach with OPTION..., run GROUP,
@@ -78,7 +89,7 @@ run_group() {
 group_with() {
 	local hook=$1 group=$2 cid=$3 rc=0 out
 	shift 3
-	out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" "$@" 2>&1) ||
+	out=$(hs_hook_attach "$hook" --headers "$LIST" --ports "$PORTS" "$@" 2>&1) ||
 		rc=$?
 	if [ "$rc" -eq 0 ]; then
 		run_group "$hook" "$group" "$LIST"
@@ -88,11 +99,11 @@ group_with() {
 	log "$hook: attach $* failed (exit $rc): $(head -n 1 <<<"$out")"
 	normalize record --out "$RESULTS" --hook "$hook" --case "$cid" \
 		--problem "attach $*: exit $rc: $(head -n 1 <<<"$out")"
-	assert_clean "$NS" "$DEV"
+	assert_hook_clean "$hook"
 }
 detach_clean() {
-	step "$1: detach" hs_in "$NS" detach "$DEV"
-	assert_clean "$NS" "$DEV"
+	step "$1: detach" hs_hook_cmd "$1" detach
+	assert_hook_clean "$1"
 }
 # big_frames on|off: MTU 65535, segmentation offloads and BIG TCP sizes
 # (185,000) on the pair, large windows; or back to MTU 1500, offloads off.
@@ -118,24 +129,29 @@ big_frames() {
 	fi
 }
 
-for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
+for hook in $HOOKS; do
 	case $hook in
 	tc-egress) NS=$CNS DEV=$CDEV ;;
-	xdp | tc-ingress) NS=$SNS DEV=$SDEV ;;
+	xdp | tc-ingress | receive) NS=$SNS DEV=$SDEV ;;
 	*) fail "NORMALIZE_HOOKS: no hook '$hook'" ;;
 	esac
 	note_attached "$NS" "$DEV"
 
 	# Classes 1-6, 8-10, 12 in one attachment; class 11 after an update.
-	step "$hook: attach" hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS"
-	flows=$(flows_map "$NS" "$DEV") || fail "$hook: no flow table found for the program on $DEV"
+	step "$hook: attach" hs_hook_attach "$hook" --headers "$LIST" --ports "$PORTS"
+	flows=0
+	if [ "$hook" != receive ]; then
+		flows=$(flows_map "$NS" "$DEV") || fail "$hook: no flow table found for the program on $DEV"
+	fi
 	run_group "$hook" main "$LIST" "$flows"
-	step "$hook: update to a list with 'x' and 'x-'" hs_in "$NS" update "$DEV" --headers "$SHORT"
+	step "$hook: update to a list with 'x' and 'x-'" hs_hook_cmd "$hook" update --headers "$SHORT"
 	run_group "$hook" short "$SHORT"
 	detach_clean "$hook"
 
-	# Class 1 with --urgent drop; class 12 under --on-error pass.
-	wanted urg-drop && group_with "$hook" urgent-drop urg-drop --urgent drop
+	# Class 1 with --urgent drop (an interface hook's policy: the
+	# receiving stack keeps the urgent byte in the stream origin mode
+	# reads); class 12 under --on-error pass.
+	[ "$hook" != receive ] && wanted urg-drop && group_with "$hook" urgent-drop urg-drop --urgent drop
 	wanted pass-ahead-head || wanted pass-ahead-split || wanted pass-chunk-lf-end ||
 		wanted pass-ahead-other-framing || wanted h2c-pass || wanted pass-odd-length &&
 		group_with "$hook" on-error-pass pass-ahead-head --on-error pass
@@ -147,8 +163,7 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 		wanted oversize-post-body; then
 		big_frames on
 		rc=0
-		out=$(hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$hook" --ports "$PORTS" 2>&1) ||
-			rc=$?
+		out=$(hs_hook_attach "$hook" --headers "$LIST" --ports "$PORTS" 2>&1) || rc=$?
 		if [ "$hook" = xdp ]; then
 			p=()
 			[ "$rc" -eq 0 ] || p+=(--problem "attach at MTU 65535: exit $rc: $(tr '\n' ' ' <<<"$out" | head -c 200)")
@@ -171,7 +186,7 @@ for hook in ${NORMALIZE_HOOKS:-xdp tc-ingress tc-egress}; do
 			log "$hook: attach at MTU 65535 failed (exit $rc): $(head -n 1 <<<"$out")"
 			normalize record --out "$RESULTS" --hook "$hook" --case oversize \
 				--problem "attach at MTU 65535: exit $rc"
-			assert_clean "$NS" "$DEV"
+			assert_hook_clean "$hook"
 		fi
 		big_frames off
 	fi

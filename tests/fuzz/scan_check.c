@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * The scanner fuzzer's oracle (see scan_check.h). Each input is scanned
- * three times: as one buffer, cut by the input's segment lengths, and cut
- * at every byte. Every run must hold on its own:
+ * four times: as one buffer, cut by the input's segment lengths, cut by
+ * sums of four of them (segments of up to 1020 bytes: the buffers origin
+ * mode's sk_skb program scans end anywhere), and cut at every byte. Every
+ * run must hold on its own:
  *  - no crash, no undefined behaviour, no read outside a segment (ASan and
  *    UBSan; each segment is a heap block of exactly its packet's size);
  *  - the bytes before the payload (the packet's headers) are unchanged, and
@@ -26,7 +28,7 @@
  *    TRACE with a body is skipped as a body or read as a request line, and
  *    neither is anything after a length or a coding that follows a line
  *    Python's header parser stops at.
- * And the three outputs are the same, but for scan.h's split-name rule: a
+ * And the four outputs are the same, but for scan.h's split-name rule: a
  * name that could still match when its segment ended is rewritten ahead;
  * when it turns out not to match, that field (its line and its obs-fold
  * continuation lines) comes out masked where the unsplit scan kept it.
@@ -81,7 +83,10 @@ static const uint8_t default_cuts[] = { 5, 1, 9, 3, 17 };
 
 /* RUN_UNTRACKED: unsplit, from the state of a connection scanned line by
  * line from its first byte. RUN_RM_*: proxy mode's remove mode, each
- * segment of the run it is named after one send (run_remove()). */
+ * segment of the run it is named after one send (run_remove()). RUN_LONG:
+ * segments of up to 1020 bytes, each the sum of four segment lengths (an
+ * sk_skb program's buffers in origin mode, a GRO packet's at the hooks:
+ * cuts anywhere, far apart). */
 enum {
 	RUN_WHOLE,
 	RUN_CUTS,
@@ -90,18 +95,24 @@ enum {
 	RUN_RM_WHOLE,
 	RUN_RM_CUTS,
 	RUN_RM_BYTES,
+	RUN_LONG,
 	RUN_KINDS
 };
 
 static const char *const run_name[RUN_KINDS] = {
-	"unsplit",	  "cut",	"byte-by-byte",	      "unsplit-untracked",
-	"remove-unsplit", "remove-cut", "remove-byte-by-byte"
+	"unsplit",	  "cut",	"byte-by-byte",	       "unsplit-untracked",
+	"remove-unsplit", "remove-cut", "remove-byte-by-byte", "long-cut"
 };
+
+static int is_remove(int kind)
+{
+	return kind >= RUN_RM_WHOLE && kind <= RUN_RM_BYTES;
+}
 
 /* The mask-mode run whose segments a remove-mode run's sends are. */
 static int seg_kind(int kind)
 {
-	return kind >= RUN_RM_WHOLE ? kind - RUN_RM_WHOLE : kind;
+	return is_remove(kind) ? kind - RUN_RM_WHOLE : kind;
 }
 
 struct sc_hit {
@@ -306,6 +317,13 @@ static size_t seg_len(const struct sc_input *in, int kind, size_t i, size_t left
 		return left;
 	if (kind == RUN_BYTES)
 		return left ? 1 : 0;
+	if (kind == RUN_LONG) {
+		n = 0;
+		for (size_t k = 4 * i; k < 4 * i + 4; k++)
+			n += in->n_cuts ? in->cuts[k % in->n_cuts]
+					: default_cuts[k % sizeof(default_cuts)];
+		return n < left ? n : left;
+	}
 	n = in->n_cuts ? in->cuts[i % in->n_cuts] : default_cuts[i % sizeof(default_cuts)];
 	return n < left ? n : left;
 }
@@ -452,7 +470,7 @@ static size_t seg_start_of(const struct sc_input *in, int kind, size_t p)
 {
 	size_t off = 0, i = 0, n;
 
-	if (kind >= RUN_RM_WHOLE) {
+	if (is_remove(kind)) {
 		/* The last program run that began at or before @p: a held line
 		 * is scanned again from its first byte, with the next send. */
 		const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
@@ -803,7 +821,7 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		 * into a line still no field to Python (a name alone): the origin
 		 * of one gets a line Python stops reading fields at, the other's
 		 * none, and a framing field after it parts their readings. */
-		if (kind >= RUN_RM_WHOLE && len && g_rm[kind - RUN_RM_WHOLE].gone[ln->start] &&
+		if (is_remove(kind) && len && g_rm[kind - RUN_RM_WHOLE].gone[ln->start] &&
 		    lib_py_stops(a->out, ln)) {
 			cutoff = ln->next;
 			break;
@@ -1435,7 +1453,7 @@ static void dump(const struct sc_input *in)
 				fputs("\n  ", stderr);
 		}
 		fputc('\n', stderr);
-		if (k >= RUN_RM_WHOLE) {
+		if (is_remove(k)) {
 			/* Remove mode: what the origin received, and where each
 			 * program run began. */
 			const struct rm_run *m = &g_rm[k - RUN_RM_WHOLE];
@@ -1479,11 +1497,20 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		if (!e.failed)
 			check_readings(&in, k, &g_runs[k], NULL, &e);
 	}
+	if (!e.failed) {
+		run_stream(&in, RUN_LONG, &g_runs[RUN_LONG], &e);
+		g_n_rlines[RUN_LONG] =
+			sc_run_lines(g_runs[RUN_LONG].cls, g_lines, n_lines, g_rlines[RUN_LONG]);
+		if (!e.failed)
+			check_run(&in, RUN_LONG, &g_runs[RUN_LONG], &e);
+	}
 	for (int k = RUN_CUTS; k <= RUN_BYTES && !e.failed; k++)
 		compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
+	if (!e.failed)
+		compare_runs(&in, RUN_WHOLE, RUN_LONG, n_lines, &e);
 	/* Proxy mode over the same sends: judged as a split run is, against
 	 * the unsplit run with its masked lines taken out (rm_fill()). */
-	for (int k = RUN_RM_WHOLE; k < RUN_KINDS && !e.failed; k++) {
+	for (int k = RUN_RM_WHOLE; k <= RUN_RM_BYTES && !e.failed; k++) {
 		run_remove(&in, k, &g_runs[k], &e);
 		if (!e.failed)
 			rm_fill(&in, k, &g_runs[RUN_WHOLE], &g_runs[k], &e);

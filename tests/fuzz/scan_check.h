@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * The scanner fuzzer's oracle: one input drives the shared scanner
- * (include/hdrstrip/scan.h, trie.h) the way bpf/hdrstrip.bpf.c drives it,
- * over the same stream cut three ways, and the way bpf/proxy.bpf.c drives
- * it (remove mode, one send a segment) over the same cuts, and checks what
- * came out. The unit
+ * (include/hdrstrip/scan.h, trie.h) the way bpf/hdrstrip.bpf.c and origin
+ * mode (bpf/recv.h) drive it, over the same stream cut four ways, and the
+ * way bpf/proxy.bpf.c drives it (remove mode, one send a segment) over
+ * three of those cuts, and checks what came out. The unit
  * tests replay the fuzzer's findings through the same function.
  *
  * Input layout:

@@ -51,6 +51,7 @@ $P/lib/systemd/system/hdrstrip-textfile.service f 644
 $P/lib/systemd/system/hdrstrip-textfile.timer f 644
 $P/lib/systemd/system/hdrstrip-agent.service f 644
 $P/lib/systemd/system/hdrstrip-proxy@.service f 644
+$P/lib/systemd/system/hdrstrip-origin@.service f 644
 /etc/hdrstrip/IFACE.conf.example f 644
 /etc/hdrstrip/agent.conf.example f 644
 /etc/hdrstrip/internal-headers.txt f 644
@@ -236,11 +237,13 @@ if command -v systemd-analyze >/dev/null; then
 	verify hdrstrip-agent.service "$U/hdrstrip-agent.service"
 	verify "hdrstrip-proxy@proxy.slice.service (an instance of the template)" \
 		"$U/hdrstrip-proxy@proxy.slice.service"
+	verify "hdrstrip-origin@web.slice.service (an instance of the template)" \
+		"$U/hdrstrip-origin@web.slice.service"
 	verify "hdrstrip-textfile.timer and .service" "$U/hdrstrip-textfile.timer" \
 		"$U/hdrstrip-textfile.service"
 	# The units' hardening, scored offline; the issue asks for under 3.0.
 	for u in hdrstrip@eth0.service hdrstrip-agent.service hdrstrip-proxy@proxy.slice.service \
-		hdrstrip-textfile.service; do
+		hdrstrip-textfile.service hdrstrip-origin@web.slice.service; do
 		score=$(systemd-analyze security --offline=true "$U/$u" 2>&1 |
 			sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 		if [ -n "$score" ] && awk -v s="$score" 'BEGIN { exit !(s < 3.0) }'; then
@@ -317,6 +320,7 @@ svc 2 "unknown hook 'tc-sideways'" "bad hook" -c "$T/c3.conf" reload eth9
 printf 'HEADERS=/x\njust words\n' >"$T/c4.conf"
 svc 2 "$T/c4.conf:2: expected KEY=VALUE" "not KEY=VALUE" -c "$T/c4.conf" start eth9
 svc 2 "not an interface name" "bad interface name" start ../x
+svc 2 "-r (origin mode) goes with -g" "origin mode is a slice's" -r start eth9
 
 check "make uninstall PREFIX" $MAKE --no-print-directory uninstall PREFIX="$R" SYSCONFDIR="$R/etc" LDCONFIG=true
 left=$(cd "$R" && find . \( -type f -o -type l \) | head)

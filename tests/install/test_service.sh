@@ -164,4 +164,34 @@ step "start again (proxy mode: an update)" psvc start
 step "stop (proxy mode)" psvc stop
 expect_exit 1 "status after stop (proxy mode)" "$HDRSTRIP" status --cgroup "$E2E_CG"
 step "stop again (proxy mode, nothing attached)" psvc stop
+
+# Origin mode for the slice (hdrstrip-origin@SLICE.service): start runs the
+# agent in its place, on a config written from the slice's file; reload
+# writes it again and the agent applies it; the agent's SIGTERM (systemctl
+# stop) detaches.
+OCAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$REPO_ROOT/packaging/hdrstrip-origin@.service")
+[ -n "$OCAPS" ] || fail "the origin unit has no CapabilityBoundingSet"
+OBOUND=-all$(for c in $OCAPS; do c=${c#CAP_}; printf ',+%s' "${c,,}"; done)
+osvc() {
+	env RUNTIME_DIRECTORY="$WORK/run" setpriv --bounding-set="$OBOUND" "$SVC" -g -r \
+		-c "$WORK/proxy.conf" "$@" "$SLICE"
+}
+# Each of env, setpriv and the helper execs the next: $! is the agent's pid.
+env RUNTIME_DIRECTORY="$WORK/run" setpriv --bounding-set="$OBOUND" "$SVC" -g -r \
+	-c "$WORK/proxy.conf" start "$SLICE" >"$WORK/origin-agent.log" 2>&1 &
+OAGENT=$!
+E2E_PIDS+=("$OAGENT")
+attached_receive() { "$HDRSTRIP" status --cgroup "$E2E_CG" --json 2>/dev/null | grep -q '"hook": *"receive"'; }
+poll_until 10 attached_receive || fail "origin mode: the agent did not attach: $(cat "$WORK/origin-agent.log")"
+log "ok: start (origin mode): the agent attached in ${POLL_WAITED} s"
+assert_eq "$(pfield names)" 3 "origin mode: names after start"
+assert_match "$(cat "$WORK/run/origin-$SLICE.conf")" '^receive = yes' "the agent's config is origin mode's"
+sed -i "s|list2.txt|list1.txt|" "$WORK/proxy.conf"
+step "reload (origin mode)" osvc reload
+names2() { [ "$(pfield names)" = 2 ]; }
+poll_until 5 names2 || fail "origin mode: the reload's list was not applied: $(tail -n 3 "$WORK/origin-agent.log")"
+log "ok: reload (origin mode): the agent applied the new list in ${POLL_WAITED} s"
+kill -TERM "$OAGENT"
+wait "$OAGENT" || fail "origin mode: the agent exited $? on SIGTERM: $(tail -n 3 "$WORK/origin-agent.log")"
+expect_exit 1 "status after stop (origin mode)" "$HDRSTRIP" status --cgroup "$E2E_CG"
 log "PASS"

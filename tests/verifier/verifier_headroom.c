@@ -376,9 +376,10 @@ static void datapath(const char *path, const char *label)
 
 static void proxy(const char *path, const char *label)
 {
-	static const char *const progs[] = { "hdrstrip_sockops", "hdrstrip_msg", "hdrstrip_rx" };
-	static const enum bpf_prog_type types[] = { BPF_PROG_TYPE_SOCK_OPS, BPF_PROG_TYPE_SK_MSG,
-						    BPF_PROG_TYPE_SK_SKB };
+	/* Proxy mode's sockops program, origin mode's, and the sk_msg and
+	 * sk_skb programs both modes attach. */
+	static const char *const progs[] = { "hdrstrip_sockops", "hdrstrip_origin", "hdrstrip_msg",
+					     "hdrstrip_rx" };
 
 	for (size_t i = 0; i < HS_ARRAY_SIZE(progs); i++) {
 		struct bpf_object *probe = bpf_object__open_file(path, NULL);
@@ -391,8 +392,7 @@ static void proxy(const char *path, const char *label)
 			return;
 		}
 		bpf_object__for_each_program (p, probe) {
-			if (!strncmp(bpf_program__name(p), progs[i], strlen(progs[i])) ||
-			    bpf_program__type(p) == types[i]) {
+			if (!strcmp(bpf_program__name(p), progs[i])) {
 				char name[64];
 
 				snprintf(name, sizeof(name), "%s", bpf_program__name(p));
@@ -406,8 +406,10 @@ static void proxy(const char *path, const char *label)
 				break;
 			}
 		}
-		if (probe)
+		if (probe) {
+			check(0, "%s has no program %s", path, progs[i]);
 			bpf_object__close(probe);
+		}
 	}
 }
 
