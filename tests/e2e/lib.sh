@@ -534,7 +534,7 @@ start_python() {
 # "node-h2c" in $WORK/node-h2c.log.
 start_node_h2c() {
 	require_tools node
-	ip netns exec "$SNS" node "$E2E_DIR/servers/h2origin.js" "$PORT_NODE_H2C" \
+	srv_run node "$E2E_DIR/servers/h2origin.js" "$PORT_NODE_H2C" \
 		"$WORK/node-h2c.log" >"$WORK/node-h2c.out.log" 2>&1 &
 	E2E_PIDS+=($!)
 	wait_listen "$SNS" "$PORT_NODE_H2C" node-h2c $!
@@ -550,7 +550,7 @@ start_python_simple() {
 	# Longer than a response's head: framed as another's, its length
 	# covers the next response's head.
 	for i in $(seq 1 32); do printf 'line %02d of the file f.txt\n' "$i"; done >"$WORK/www/f.txt"
-	ip netns exec "$SNS" "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode simple \
+	srv_run "$PYTHON" "$E2E_DIR/servers/pyorigin.py" --mode simple \
 		--port "$PORT_PYTHON_SIMPLE" --dir "$WORK/www" --log "$WORK/python-simple.log" \
 		"$@" >"$WORK/python-simple.out.log" 2>&1 &
 	E2E_PIDS+=($!)
