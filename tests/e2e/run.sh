@@ -5,10 +5,10 @@
 # 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it (and
 # builds the test-only BPF objects in tests/e2e/bpf/ first).
 # A failing test's last lines are shown; E2E_VERBOSE=1 shows every step.
-# The whole run should stay within E2E_BUDGET seconds (default 900: the 21
-# suites took 660-730 s on CI's two shared cores on 2026-12-02, so this
-# flags growth past that, not the run as it is); the summary says when it
-# did not.
+# The whole run should stay within E2E_BUDGET seconds (default 1200: the
+# 29 suites took 925 s on two shared and busy cores on 2026-12-04, the 21
+# of 2026-12-02 660-730 s on CI's, so this flags growth past that, not the
+# run as it is); the summary says when it did not.
 set -uo pipefail
 
 dir=$(cd "$(dirname "$0")" && pwd)
@@ -70,8 +70,8 @@ done
 total=$(($(date +%s) - start))
 printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}" \
 	"${#skipped[@]}" "$total"
-[ "$total" -le "${E2E_BUDGET:-900}" ] ||
-	printf 'e2e: the run took %ds, over its budget of %ds (E2E_BUDGET)\n' "$total" "${E2E_BUDGET:-900}"
+[ "$total" -le "${E2E_BUDGET:-1200}" ] ||
+	printf 'e2e: the run took %ds, over its budget of %ds (E2E_BUDGET)\n' "$total" "${E2E_BUDGET:-1200}"
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"
 [ ${#skipped[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped[*]}"
 if grep -h 'KNOWN ISSUE' "$logdir"/*.log >"$logdir/known" 2>/dev/null; then
