@@ -131,7 +131,7 @@ done
 for o in $("$HDRSTRIP" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 	man_has "$o" || missing="$missing global:$o"
 done
-counters=$(sed -n '/#define HS_COUNTERS(X)/,/^$/p' include/hdrstrip/counters.h | grep -o 'X([a-z_]*' | cut -c3-)
+counters=$(sed -n '/#define HS_COUNTERS(X)/,/^$/p' include/hdrstrip/counters.h | grep -o 'X([a-z0-9_]*' | cut -c3-)
 [ -n "$counters" ] || missing="$missing (no HS_COUNTERS found)"
 for c in $counters; do
 	man_has "$c" || missing="$missing counter:$c"
