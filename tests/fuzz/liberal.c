@@ -268,6 +268,16 @@ static uint8_t filler_byte(size_t i, size_t k)
 	return 'x';
 }
 
+void lib_fill(uint8_t *buf, size_t start, size_t end)
+{
+	size_t a = start;
+
+	while (a < end && (buf[a] == ' ' || buf[a] == '\t'))
+		a++;
+	for (size_t i = a; i < end; i++)
+		buf[i] = filler_byte(i - a, 10);
+}
+
 int lib_filler(const uint8_t *buf, size_t start, size_t end)
 {
 	size_t a = start, i, j, k;

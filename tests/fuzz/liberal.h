@@ -120,6 +120,10 @@ int lib_length_value(const uint8_t *buf, size_t vs, size_t ve, uint64_t *v);
  */
 int lib_filler(const uint8_t *buf, size_t start, size_t end);
 
+/* Write the masked shape lib_filler() takes over [start, end) of @buf,
+ * after the SP/HTAB run there: the filler name whole, ": ", 'x' bytes. */
+void lib_fill(uint8_t *buf, size_t start, size_t end);
+
 /* The filler name lib_filler() looks for (hs_trie.fill's ten bytes; the
  * default is "x-hdrstrip"). */
 void lib_set_filler(const char *name);

@@ -1269,7 +1269,8 @@ static void run_remove(const struct sc_input *in, int kind, struct sc_run *r, st
  * (the split runs' out[] holds a dropped segment as scanned, too). What makes that
  * stand-in honest is checked here first: the output is the stream in
  * order with whole lines taken out, each of them a line the unsplit run
- * masked, in the part scanned in remove mode only; what was not delivered
+ * masked (or, past where the unsplit run halted, a listed field: masking
+ * can leave a line removal does not), in the part scanned in remove mode only; what was not delivered
  * is the dropped send and what follows, or the line held at the end.
  */
 static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a, struct sc_run *r,
@@ -1278,8 +1279,10 @@ static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a,
 	const struct rm_run *m = &g_rm[kind - RUN_RM_WHOLE];
 	const char *rn = run_name[kind];
 	const size_t lost = m->drop_from < m->held ? m->drop_from : m->held;
+	const struct lib_list *l = &g_list.lib[!!(in->mode & SC_MODE_RESPONSE)];
 	static uint8_t sent[SC_MAX_STREAM];
 	size_t k, i;
+	int listed;
 
 	/* What the scan made of the dropped send where the stream went line
 	 * by line (masked in place), as the split mask-mode runs keep it. */
@@ -1316,18 +1319,45 @@ static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a,
 				rn, m->held, i);
 	/* Lines go whole, and only those the unsplit run masked. A line's
 	 * rest in a send that was dropped never went out at all. */
-	for (k = 0; k < g_n_lines_in; k++) {
+	for (k = 0, listed = 0; k < g_n_lines_in; k++) {
 		const struct lib_line *ln = &g_lines[k];
 		const size_t to = ln->next < lost ? ln->next : lost;
-		size_t n_gone = 0;
+		size_t n_gone = 0, ns, ne;
 
 		for (i = ln->start; i < to; i++)
 			n_gone += m->gone[i];
-		if (!n_gone)
+		if (!n_gone) {
+			listed = 0;
 			continue;
+		}
 		if (n_gone != to - ln->start)
 			return failf(e, "%s run: line at %zu partly removed: \"%s\"", rn, ln->start,
 				     show(in->stream + ln->start, ln->next - ln->start));
+		/* Past where the unsplit run halted. Masking can leave what
+		 * removal does not: a name-alone line masked stays a line
+		 * that Python stops at, so a framing field after it is read
+		 * two ways, and the mask-mode scan halts there; remove mode
+		 * takes that line out and goes on. A line it removes there
+		 * must be a field the liberal reader reads as one a rule
+		 * masks or drops, or that field's continuation. */
+		if (a->end_phase == HS_PH_HALT && a->cls[ln->start] == CL_NONE) {
+			if (lib_is_cont(in->stream, ln) && listed)
+				continue;
+			if (!lib_field(in->stream, ln, &ns, &ne) ||
+			    !lib_enforced(l, lib_match(l, in->stream + ns, ne - ns)))
+				return failf(e,
+					     "%s run: line at %zu removed past the unsplit run's "
+					     "halt, and the liberal reader reads no listed field "
+					     "there: \"%s\"",
+					     rn, ln->start,
+					     show(in->stream + ln->start, ln->end - ln->start));
+			/* The stand-in shows it masked, as the unsplit run
+			 * would have, had it gone on. */
+			lib_fill(r->out, ln->start, ln->end < to ? ln->end : to);
+			listed = 1;
+			continue;
+		}
+		listed = 0;
 		if (ln->end == ln->start || !lib_filler(a->out, ln->start, ln->end) ||
 		    (!line_changed(a, in->stream, ln) &&
 		     !lib_filler(in->stream, ln->start, ln->end)))
