@@ -796,6 +796,19 @@ static size_t compare_lines(const struct sc_input *in, int kind, const struct sc
 	return n;
 }
 
+/* Did run @r match a rule that masks or drops in line @ln? */
+static int enforced_hit_in(const struct sc_input *in, const struct sc_run *r,
+			   const struct lib_line *ln)
+{
+	const struct lib_list *l = &g_list.lib[!!(in->mode & SC_MODE_RESPONSE)];
+
+	for (size_t h = 0; h < r->n_hits; h++)
+		if (r->hits[h].off >= ln->start && r->hits[h].off < ln->next &&
+		    lib_enforced(l, r->hits[h].rule))
+			return 1;
+	return 0;
+}
+
 static void compare_runs(const struct sc_input *in, int base, int kind, size_t n_lines,
 			 struct cu_err *e)
 {
@@ -820,8 +833,11 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		/* Taken out whole in remove mode where the unsplit run masked it
 		 * into a line still no field to Python (a name alone): the origin
 		 * of one gets a line Python stops reading fields at, the other's
-		 * none, and a framing field after it parts their readings. */
-		if (is_remove(kind) && len && g_rm[kind - RUN_RM_WHOLE].gone[ln->start] &&
+		 * none, and a framing field after it parts their readings. Or
+		 * it would have been, but a halt later on dropped the send that
+		 * held it: the runs part at it all the same. */
+		if (is_remove(kind) && len &&
+		    (g_rm[kind - RUN_RM_WHOLE].gone[ln->start] || enforced_hit_in(in, a, ln)) &&
 		    lib_py_stops(a->out, ln)) {
 			cutoff = ln->next;
 			break;
