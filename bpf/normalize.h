@@ -37,6 +37,29 @@ enum norm_csum {
 	NORM_CSUM_OFFLOAD, /* only the pseudo header's sum: left to offload */
 };
 
+/* Add @n (a multiple of 4, a constant) bytes at @p to @sum, a word at a
+ * time in memory order, as bpf_csum_diff() sums them: a helper call costs
+ * more than the few loads a header or a tail takes. */
+typedef __u32 __attribute__((may_alias)) csum_word;
+
+static __always_inline __u64 csum_words(const void *p, const int n, __u64 sum)
+{
+	const csum_word *w = p;
+
+#pragma unroll
+	for (int i = 0; i < n / 4; i++)
+		sum += w[i];
+	return sum;
+}
+
+/* @x folded into the 32-bit unfolded sum the helper takes as its seed. */
+static __always_inline __u32 csum_to32(__u64 x)
+{
+	x = (x & 0xffffffffULL) + (x >> 32);
+	x = (x & 0xffffffffULL) + (x >> 32);
+	return (__u32)x;
+}
+
 /* The chunk bpf_csum_diff() sums in one call (its limit: 512 bytes). */
 #define NORM_CHUNK 512
 
@@ -83,7 +106,8 @@ static long csum_cb_tc(__u32 i __attribute__((unused)), void *arg)
 	return csum_chunk(arg, CTX_SKB);
 }
 
-/* Sum @k bytes (a constant) at w->off when that many are left. */
+/* Sum @k bytes (a constant) at w->off when that many are left: up to 32
+ * inline, more by the helper. */
 #define CSUM_STEP(k)                                                                               \
 	do {                                                                                       \
 		if ((w->end - w->off) & (k)) {                                                     \
@@ -97,7 +121,10 @@ static long csum_cb_tc(__u32 i __attribute__((unused)), void *arg)
 			asm volatile("" : "+r"(p));                                                \
 			if (p + (k) > end)                                                         \
 				return -1;                                                         \
-			w->sum = bpf_csum_diff(0, 0, p, (k), w->sum);                              \
+			if ((k) <= 32)                                                             \
+				w->sum = csum_to32(csum_words(p, (k), w->sum));                    \
+			else                                                                       \
+				w->sum = bpf_csum_diff(0, 0, p, (k), w->sum);                      \
 			w->off += (k);                                                             \
 		}                                                                                  \
 	} while (0)
@@ -146,7 +173,7 @@ static __always_inline int csum_bytes(struct csum_walk *w, const int xdp)
 			if (w->end - w->off > 2)
 				((__u8 *)&tail)[2] = p[2];
 		}
-		w->sum = bpf_csum_diff(0, 0, &tail, 4, w->sum);
+		w->sum = csum_to32((__u64)w->sum + tail);
 	}
 	return 0;
 }
@@ -183,7 +210,9 @@ static __always_inline int norm_ip4_csum(void *ctx, const struct pkt *pk, const 
 
 	if ((void *)p + 20 > end)
 		return -1;
-	sum = bpf_csum_diff(0, 0, (void *)p, 20, 0);
+	/* The 20 bytes every header has, summed inline; options (rare) by
+	 * the helper. */
+	sum = csum_to32(csum_words(p, 20, 0));
 	p += 20;
 	IP4_OPT_STEP(32);
 	IP4_OPT_STEP(16);
@@ -218,28 +247,22 @@ static __always_inline enum norm_csum norm_tcp_csum(void *ctx, const struct pkt 
 		return NORM_CSUM_OFFLOAD;
 	data = ctx_data(ctx, xdp);
 	end = ctx_data_end(ctx, xdp);
+	/* The pseudo header's sum, inline: its addresses in place, its
+	 * length and protocol words in memory order (struct pseudo4/6). */
 	if (pk->ipv6) {
 		struct ipv6hdr *ip6 = data + (pk->l3_off & 0xfff);
-		struct pseudo6 ph = {};
 
 		if ((void *)(ip6 + 1) > end)
 			return NORM_CSUM_BAD;
-		__builtin_memcpy(ph.saddr, &ip6->saddr, 16);
-		__builtin_memcpy(ph.daddr, &ip6->daddr, 16);
-		ph.len = bpf_htonl(tcp_len);
-		ph.next = IPPROTO_TCP;
-		seed = bpf_csum_diff(0, 0, (void *)&ph, sizeof(ph), 0);
+		seed = csum_to32(csum_words(&ip6->saddr, 32,
+					    (__u64)bpf_htonl(tcp_len) + bpf_htonl(IPPROTO_TCP)));
 	} else {
 		struct iphdr *ip = data + (pk->l3_off & 0xfff);
-		struct pseudo4 ph = {};
 
 		if ((void *)(ip + 1) > end)
 			return NORM_CSUM_BAD;
-		ph.saddr = ip->saddr;
-		ph.daddr = ip->daddr;
-		ph.proto = IPPROTO_TCP;
-		ph.len = bpf_htons(tcp_len);
-		seed = bpf_csum_diff(0, 0, (void *)&ph, sizeof(ph), 0);
+		seed = csum_to32((__u64)ip->saddr + ip->daddr + bpf_htons(IPPROTO_TCP) +
+				 bpf_htons(tcp_len));
 	}
 	w.sum = seed;
 	if (csum_bytes(&w, xdp))
