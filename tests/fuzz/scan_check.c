@@ -837,7 +837,9 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 		 * it would have been, but a halt later on dropped the send that
 		 * held it: the runs part at it all the same. */
 		if (is_remove(kind) && len &&
-		    (g_rm[kind - RUN_RM_WHOLE].gone[ln->start] || enforced_hit_in(in, a, ln)) &&
+		    (g_rm[kind - RUN_RM_WHOLE].gone[ln->start] ||
+		     (ln->start >= g_rm[kind - RUN_RM_WHOLE].drop_from && !g_cdesync[k] &&
+		      enforced_hit_in(in, a, ln))) &&
 		    lib_py_stops(a->out, ln)) {
 			cutoff = ln->next;
 			break;
