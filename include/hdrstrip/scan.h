@@ -55,7 +55,9 @@
  * takes the request. What counts is the line as it goes out: a masked one
  * is a field line (its filler's colon sits where its own was, or after the
  * filler name's ten bytes), but for a name alone no longer than the
- * filler name, whose filler has no colon either.
+ * filler name, whose filler has no colon either, and for a line whose
+ * blanks other than SP and HTAB before its name went out in an earlier
+ * buffer than the name (hs_end_of_buffer()): the mask keeps them.
  *
  * Requests follow each other by HTTP/1.1 framing: Content-Length bytes of
  * body, or chunks (whose trailer fields are scanned like headers), or none.
@@ -583,6 +585,12 @@ HS_INLINE int hs_end_of_buffer(struct hs_scan *s, const struct hs_trie *t, __u32
 			s->hold = 1;
 		return HS_STEP_DONE;
 	}
+	/* Blanks other than SP and HTAB before a name that has not begun
+	 * go out as they came: a mask of the line in a later buffer starts
+	 * after them (below, hs_start_mask()), so the line stays one that
+	 * Python stops at, masked or kept. */
+	if (s->st.phase == HS_PH_LEAD && (s->st.flags & HS_SF_LEAD_JUNK))
+		hs_odd_line(s);
 	if (s->st.phase == HS_PH_PREMASK) {
 		s->st.phase = HS_PH_NAME;
 		s->st.flags |= HS_SF_PREMASKED;

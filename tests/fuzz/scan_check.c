@@ -916,8 +916,15 @@ static void compare_runs(const struct sc_input *in, int base, int kind, size_t n
 			continue;
 		}
 		in_masked_field = 0;
-		if (kept_lead_blanks(in, kind, a, b, ln))
+		if (kept_lead_blanks(in, kind, a, b, ln)) {
+			/* Blanks Python stops at, kept where the unsplit run
+			 * masked them: the runs' framing parts there. */
+			if (lib_py_stops(b->out, ln) && !lib_py_stops(a->out, ln)) {
+				cutoff = ln->next;
+				break;
+			}
 			continue;
+		}
 		if (in_desync && lib_is_cont(src, ln) && (dropped_in(a, ln) || dropped_in(b, ln))) {
 			/* One run masked it as a continuation, the other checked
 			 * it on its own and met a drop rule: they part here (what
