@@ -649,6 +649,14 @@ static void check_readings(const struct sc_input *in, int kind, const struct sc_
 			if (lib_field(out, f, &ns, &ne) && lib_is_length_field(out, ns, ne)) {
 				for (c = ne; c < f->end && out[c] != ':'; c++)
 					;
+				/* A name alone (no colon) is a field with an empty
+				 * value to nginx, which then refuses the request
+				 * (no length, no coding it knows), and no field to
+				 * anyone else: it frames nothing. */
+				if (c == f->end) {
+					odd |= lib_py_stops(out, f);
+					continue;
+				}
 				/* A coding, or a length above 0, is a body. */
 				body |= ne - ns == 17 ||
 					(lib_length_value(out, c + 1, f->end, &v) && v > 0);
