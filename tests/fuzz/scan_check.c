@@ -1374,8 +1374,10 @@ static void rm_fill(const struct sc_input *in, int kind, const struct sc_run *a,
 		 * must be a field the liberal reader reads as one a rule
 		 * masks or drops, or that field's continuation. */
 		if (a->end_phase == HS_PH_HALT && a->cls[ln->start] == CL_NONE) {
-			if (lib_is_cont(in->stream, ln) && listed)
+			if (lib_is_cont(in->stream, ln) && listed) {
+				lib_fill(r->out, ln->start, ln->end < to ? ln->end : to);
 				continue;
+			}
 			if (!lib_field(in->stream, ln, &ns, &ne) ||
 			    !lib_enforced(l, lib_match(l, in->stream + ns, ne - ns)))
 				return failf(e,
