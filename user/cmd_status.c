@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <linux/netfilter.h>
 
 #include "apply.h"
 #include "cli.h"
@@ -159,6 +160,7 @@ struct nat_seen {
 	struct warn_out *w;
 	int pairs[8][2];
 	int n;
+	int lookup; /* --nat lookup, and the kernel has its kfuncs */
 };
 
 /* A connection NAT took from a port not inspected to an inspected one,
@@ -188,17 +190,74 @@ static void nat_pair(int from, int to, void *arg)
 	ns->say(ns->w, msg);
 }
 
+/* Does [lo, hi] hold a port the list does not inspect? */
+static int ports_not_all_on(const struct hs_config *cfg, int lo, int hi)
+{
+	for (int p = lo; p <= hi; p++)
+		if (!port_on(cfg, p))
+			return 1;
+	return 0;
+}
+
+/*
+ * A NAT rule that takes ports not inspected to an inspected one: the
+ * ingress hooks see the port the client wrote. Under --nat lookup they
+ * follow such a connection through conntrack; a segment of one conntrack
+ * does not hold (flushed, timed out) they cannot place.
+ */
+static void nat_rule(const struct hs_nat_rule *nr, void *arg)
+{
+	struct nat_seen *ns = arg;
+	char msg[512], from[48];
+	const char *them = "the ports it matches";
+	const char *fam = nr->family == NFPROTO_IPV4   ? "ip "
+			  : nr->family == NFPROTO_IPV6 ? "ip6 "
+			  : nr->family == NFPROTO_INET ? "inet "
+						       : "";
+
+	if (!port_on(ns->cfg, nr->to) || !ports_not_all_on(ns->cfg, nr->from_lo, nr->from_hi))
+		return;
+	if (nr->from_lo == nr->from_hi) {
+		snprintf(from, sizeof(from), "port %d", nr->from_lo);
+		them = from;
+	} else if (nr->from_lo == 0 && nr->from_hi == 65535) {
+		snprintf(from, sizeof(from), "any port (or a set of ports)");
+	} else {
+		snprintf(from, sizeof(from), "ports %d-%d", nr->from_lo, nr->from_hi);
+	}
+	if (ns->lookup)
+		snprintf(
+			msg, sizeof(msg),
+			"nftables rule in table %s%s chain %s takes TCP to %s, not inspected, on to "
+			"inspected port %d: the ingress hooks follow its connections through "
+			"conntrack (--nat lookup); to be independent of conntrack, inspect %s too",
+			fam, nr->table, nr->chain, from, nr->to, them);
+	else
+		snprintf(
+			msg, sizeof(msg),
+			"nftables rule in table %s chain %s takes TCP to %s, not inspected, on to "
+			"inspected port %d: the ingress hooks pass its connections without a look "
+			"(%s); use --nat lookup on a kernel with conntrack's kfuncs, or inspect %s "
+			"too",
+			nr->table, nr->chain, from, nr->to,
+			ns->cfg->nat == HS_NAT_OFF ? "--nat off" : "no conntrack kfuncs", them);
+	ns->say(ns->w, msg);
+}
+
 static void status_warnings(const struct found *f, void (*say)(void *arg, const char *msg))
 {
 	struct warn_out w = { 0 };
+	struct nat_seen ns = { .cfg = &f->cfg, .say = say, .w = &w };
 	struct hs_config live;
 	char msg[320];
 	int n;
 
 	tunnels_check(&f->cfg, say, &w);
-	if (f->cfg.nat != HS_NAT_LOOKUP || !ct_kfuncs_present()) {
-		struct nat_seen ns = { .cfg = &f->cfg, .say = say, .w = &w };
-
+	ns.lookup = f->cfg.nat == HS_NAT_LOOKUP && ct_kfuncs_present();
+	/* The rules, whatever --nat says; then, where the hooks do not ask
+	 * conntrack, the NAT'd connections it holds (made by rules or not). */
+	nft_nat_rules(nat_rule, &ns);
+	if (!ns.lookup) {
 		if (f->cfg.nat == HS_NAT_LOOKUP)
 			say(&w, "this kernel has no conntrack lookup kfuncs (bpf_xdp_ct_lookup): "
 				"--nat lookup cannot see where NAT takes a connection");

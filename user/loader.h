@@ -231,6 +231,17 @@ int tc_count_filters(int ifindex, int *count);
  * port NAT rewrote, with the port its client sent to and the one its
  * socket has, to @cb. 0 or -errno (no conntrack). */
 int ct_nat_ports(void (*cb)(int from_port, int to_port, void *arg), void *arg);
+/* A NAT rule of nftables (iptables-nft's too) that takes TCP ports
+ * [from_lo, from_hi] to port @to (netlink.c's reading of it). */
+struct hs_nat_rule {
+	int family; /* NFPROTO_* of its table */
+	const char *table, *chain;
+	int from_lo, from_hi;
+	int to;
+};
+/* Every such rule of this network namespace to @cb: 0, or -errno (no
+ * nftables). */
+int nft_nat_rules(void (*cb)(const struct hs_nat_rule *nr, void *arg), void *arg);
 /* Has the running kernel conntrack's lookup kfuncs (--nat lookup)? */
 int ct_kfuncs_present(void);
 /* The UDP sockets of this network namespace with an encapsulation (each

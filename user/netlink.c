@@ -4,15 +4,22 @@
  * qdisc on an interface, and how many filters does it hold (anyone's)? Which
  * tunnel devices does this namespace have (tunnel_devs())? Generic
  * netlink's: which interfaces run XDP natively (--version)? And ctnetlink's:
- * which connections did NAT take to another port (ct_nat_ports())?
+ * which connections did NAT take to another port (ct_nat_ports())? And
+ * nftables': which rules take which TCP ports to which (nft_nat_rules())?
  */
 #include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netfilter/nf_nat.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nf_tables_compat.h>
 #include <linux/netfilter/nfnetlink_conntrack.h>
+#include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -325,6 +332,14 @@ static int be16_attr(const struct rtattr *a)
 	return RTA_PAYLOAD(a) >= 2 ? p[0] << 8 | p[1] : -1;
 }
 
+/* A 32-bit attribute in network order (below 2^31), or -1. */
+static long be32_attr(const struct rtattr *a)
+{
+	const unsigned char *p = RTA_DATA(a);
+
+	return RTA_PAYLOAD(a) >= 4 ? (long)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] : -1;
+}
+
 struct devs_cb {
 	void (*cb)(const char *name, const char *kind, int udp_port, void *arg);
 	void *arg;
@@ -417,4 +432,242 @@ int ct_nat_ports(void (*cb)(int from_port, int to_port, void *arg), void *arg)
 
 	return nl_dump(NETLINK_NETFILTER, (NFNL_SUBSYS_CTNETLINK << 8) | IPCTNL_MSG_CT_GET, &nfg,
 		       sizeof(nfg), nat_conn, &c);
+}
+
+/*
+ * nftables' NAT rules (nft_nat_rules()): which TCP ports a rule takes to
+ * which port. A rule is read as the kernel runs it, expression by
+ * expression, following the registers: the transport header's bytes 2-3
+ * loaded into a register and compared equal to a port (nft's "tcp dport
+ * 80"), or iptables-nft's "tcp" match, give the ports it takes; an
+ * immediate port in the register a "nat" (dnat) or "redir" expression
+ * reads its port from, or iptables-nft's DNAT and REDIRECT targets, give
+ * the port it takes them to. Anything else that picks ports (a set, a
+ * range, a map, an inverted match) is read as every port: a warning too
+ * many rather than one missed.
+ */
+#define NFT_SLOTS 24
+
+struct nft_rule_read {
+	int family;
+	const char *table, *chain;
+	int dport[NFT_SLOTS]; /* the slot holds the TCP destination port */
+	int l4proto[NFT_SLOTS]; /* ... the transport protocol (meta l4proto) */
+	int imm[NFT_SLOTS]; /* a 2-byte immediate in the slot, or -1 */
+	int lo, hi; /* the ports the rule takes */
+	int not_tcp; /* it takes another protocol's packets only */
+};
+
+/* nftables numbers 16-byte registers 1-4 and 4-byte ones 8-23 over the
+ * same space: the 4-byte slot a register starts at, or -1. */
+static int nft_slot(const struct rtattr *a)
+{
+	long r = a ? be32_attr(a) : -1;
+
+	if (r >= 1 && r <= 4)
+		return (int)(r - 1) * 4;
+	if (r >= 8 && r < 8 + NFT_SLOTS)
+		return (int)r - 8;
+	return -1;
+}
+
+/* A 2-byte value of an nft_data attribute (NFTA_DATA_VALUE), or -1. */
+static int nft_port_value(const struct rtattr *data)
+{
+	const struct rtattr *v = data ? nested(data, NFTA_DATA_VALUE) : NULL;
+
+	return v && RTA_PAYLOAD(v) == 2 ? be16_attr(v) : -1;
+}
+
+/* The port a compat NAT target's range starts at, or -1 (none given). */
+static int xt_nat_port(const char *name, int rev, int family, const struct rtattr *info)
+{
+	const void *p = RTA_DATA(info);
+	size_t len = RTA_PAYLOAD(info);
+
+	if (strcmp(name, "DNAT") && strcmp(name, "REDIRECT"))
+		return -1;
+	if (rev == 0 && family == NFPROTO_IPV4) {
+		const struct nf_nat_ipv4_multi_range_compat *m = p;
+
+		if (len < sizeof(*m) || !(m->range[0].flags & NF_NAT_RANGE_PROTO_SPECIFIED))
+			return -1;
+		return ntohs(m->range[0].min.all);
+	}
+	if (len >= sizeof(struct nf_nat_range)) {
+		const struct nf_nat_range *r = p; /* nf_nat_range2 starts alike */
+
+		if (!(r->flags & NF_NAT_RANGE_PROTO_SPECIFIED))
+			return -1;
+		return ntohs(r->min_proto.all);
+	}
+	return -1;
+}
+
+static void nft_every_port(struct nft_rule_read *rr)
+{
+	rr->lo = 0;
+	rr->hi = 65535;
+}
+
+/* One expression of a rule: the registers it sets, the ports it picks,
+ * the NAT it does (@cb). */
+static void nft_expr(struct nft_rule_read *rr, const struct rtattr *elem,
+		     void (*cb)(const struct hs_nat_rule *nr, void *arg), void *arg)
+{
+	const struct rtattr *name = nested(elem, NFTA_EXPR_NAME), *d = nested(elem, NFTA_EXPR_DATA);
+	const struct rtattr *a;
+	struct hs_nat_rule nr = { .family = rr->family, .table = rr->table, .chain = rr->chain };
+	const char *n;
+	int slot, to = -1;
+
+	if (!name || !d)
+		return;
+	n = RTA_DATA(name);
+	if (!strcmp(n, "payload")) {
+		slot = nft_slot(nested(d, NFTA_PAYLOAD_DREG));
+		if (slot < 0)
+			return;
+		a = nested(d, NFTA_PAYLOAD_BASE);
+		rr->dport[slot] = a && be32_attr(a) == NFT_PAYLOAD_TRANSPORT_HEADER &&
+				  (a = nested(d, NFTA_PAYLOAD_OFFSET)) && be32_attr(a) == 2 &&
+				  (a = nested(d, NFTA_PAYLOAD_LEN)) && be32_attr(a) == 2;
+		rr->imm[slot] = -1;
+		rr->l4proto[slot] = 0;
+	} else if (!strcmp(n, "meta")) {
+		slot = nft_slot(nested(d, NFTA_META_DREG));
+		if (slot < 0)
+			return;
+		a = nested(d, NFTA_META_KEY);
+		rr->l4proto[slot] = a && be32_attr(a) == NFT_META_L4PROTO;
+		rr->dport[slot] = 0;
+		rr->imm[slot] = -1;
+	} else if (!strcmp(n, "cmp")) {
+		const struct rtattr *v;
+		int port;
+
+		long op;
+
+		slot = nft_slot(nested(d, NFTA_CMP_SREG));
+		a = nested(d, NFTA_CMP_OP);
+		op = a ? be32_attr(a) : -1;
+		if (slot < 0)
+			return;
+		if (rr->dport[slot] && (op == NFT_CMP_GTE || op == NFT_CMP_LTE)) {
+			/* "tcp dport 100-200": two compares */
+			port = nft_port_value(nested(d, NFTA_CMP_DATA));
+			if (port >= 0 && op == NFT_CMP_GTE)
+				rr->lo = port;
+			else if (port >= 0)
+				rr->hi = port;
+			return;
+		}
+		if (op != NFT_CMP_EQ)
+			return;
+		if (rr->l4proto[slot]) {
+			a = nested(d, NFTA_CMP_DATA);
+			v = a ? nested(a, NFTA_DATA_VALUE) : NULL;
+			if (v && RTA_PAYLOAD(v) == 1 && *(const __u8 *)RTA_DATA(v) != IPPROTO_TCP)
+				rr->not_tcp = 1;
+			return;
+		}
+		port = rr->dport[slot] ? nft_port_value(nested(d, NFTA_CMP_DATA)) : -1;
+		if (port >= 0)
+			rr->lo = rr->hi = port;
+	} else if (!strcmp(n, "immediate")) {
+		slot = nft_slot(nested(d, NFTA_IMMEDIATE_DREG));
+		if (slot >= 0) {
+			rr->imm[slot] = nft_port_value(nested(d, NFTA_IMMEDIATE_DATA));
+			rr->dport[slot] = 0;
+			rr->l4proto[slot] = 0;
+		}
+	} else if (!strcmp(n, "nat")) {
+		a = nested(d, NFTA_NAT_TYPE);
+		slot = nft_slot(nested(d, NFTA_NAT_REG_PROTO_MIN));
+		if (a && be32_attr(a) == NFT_NAT_DNAT && slot >= 0)
+			to = rr->imm[slot];
+	} else if (!strcmp(n, "redir")) {
+		slot = nft_slot(nested(d, NFTA_REDIR_REG_PROTO_MIN));
+		if (slot >= 0)
+			to = rr->imm[slot];
+	} else if (!strcmp(n, "match")) {
+		const struct xt_tcp *m;
+
+		a = nested(d, NFTA_MATCH_INFO);
+		name = nested(d, NFTA_MATCH_NAME);
+		if (!a || !name || strcmp(RTA_DATA(name), "tcp") || RTA_PAYLOAD(a) < sizeof(*m))
+			return;
+		m = RTA_DATA(a);
+		if (!(m->invflags & XT_TCP_INV_DSTPT)) {
+			rr->lo = m->dpts[0];
+			rr->hi = m->dpts[1];
+		}
+	} else if (!strcmp(n, "target")) {
+		const struct rtattr *rev = nested(d, NFTA_TARGET_REV);
+
+		a = nested(d, NFTA_TARGET_INFO);
+		name = nested(d, NFTA_TARGET_NAME);
+		if (a && name)
+			to = xt_nat_port(RTA_DATA(name), rev ? be32_attr(rev) : 0, rr->family, a);
+	} else if (!strcmp(n, "lookup") || !strcmp(n, "range")) {
+		/* A set or a range of ports: every port, to be safe. */
+		slot = nft_slot(
+			nested(d, !strcmp(n, "lookup") ? NFTA_LOOKUP_SREG : NFTA_RANGE_SREG));
+		if (slot >= 0 && rr->dport[slot])
+			nft_every_port(rr);
+	}
+	if (to < 0 || rr->not_tcp)
+		return;
+	nr.from_lo = rr->lo;
+	nr.from_hi = rr->hi;
+	nr.to = to;
+	cb(&nr, arg);
+}
+
+struct nft_cb {
+	void (*cb)(const struct hs_nat_rule *nr, void *arg);
+	void *arg;
+};
+
+static void nft_rule(const struct nlmsghdr *nh, void *arg)
+{
+	const struct nft_cb *c = arg;
+	const struct nfgenmsg *nfg = NLMSG_DATA(nh);
+	const struct rtattr *a, *exprs = NULL;
+	int alen = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*nfg));
+	struct nft_rule_read rr = { .family = nfg->nfgen_family, .table = "?", .chain = "?" };
+
+	if (nh->nlmsg_type != ((NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_NEWRULE))
+		return;
+	for (a = (const struct rtattr *)((const char *)nfg + NLMSG_ALIGN(sizeof(*nfg)));
+	     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+		switch (a->rta_type & ~NLA_F_NESTED) {
+		case NFTA_RULE_TABLE:
+			rr.table = RTA_DATA(a);
+			break;
+		case NFTA_RULE_CHAIN:
+			rr.chain = RTA_DATA(a);
+			break;
+		case NFTA_RULE_EXPRESSIONS:
+			exprs = a;
+			break;
+		}
+	}
+	if (!exprs)
+		return;
+	nft_every_port(&rr);
+	memset(rr.imm, 0xff, sizeof(rr.imm));
+	alen = RTA_PAYLOAD(exprs);
+	for (a = RTA_DATA(exprs); RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+		if ((a->rta_type & ~NLA_F_NESTED) == NFTA_LIST_ELEM)
+			nft_expr(&rr, a, c->cb, c->arg);
+}
+
+int nft_nat_rules(void (*cb)(const struct hs_nat_rule *nr, void *arg), void *arg)
+{
+	struct nft_cb c = { .cb = cb, .arg = arg };
+	struct nfgenmsg nfg = { .nfgen_family = NFPROTO_UNSPEC, .version = NFNETLINK_V0 };
+
+	return nl_dump(NETLINK_NETFILTER, (NFNL_SUBSYS_NFTABLES << 8) | NFT_MSG_GETRULE, &nfg,
+		       sizeof(nfg), nft_rule, &c);
 }
