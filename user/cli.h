@@ -21,6 +21,7 @@ struct global_opts {
 	int json; /* -j, --json (or -p): as the command's own --json */
 	int pretty; /* -p, --pretty: JSON, indented (jsonfmt.h) */
 	const char *json_opt; /* how -j or -p was spelt, for messages */
+	int agent; /* set by 'hdrstrip run': the commands it runs are the agent's */
 };
 
 extern struct global_opts g_opts;

@@ -1083,6 +1083,7 @@ int cmd_agent(int argc, char **argv)
 		return EXIT_USAGE;
 	if (require_root("run"))
 		return EXIT_FAIL;
+	g_opts.agent = 1; /* attach: the agent resets what a drop ends */
 	self_netns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	sigemptyset(&mask);

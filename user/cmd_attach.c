@@ -251,6 +251,35 @@ static int attach_hook_free(const struct attach_opts *o, const struct dev *d,
 	return -1;
 }
 
+/* Does a request rule of @t drop or reject? */
+static int request_rule_drops(const struct hs_trie *t)
+{
+	for (__u32 i = 0; i < t->n_rules && i < HS_MAX_NAMES; i++)
+		if (hs_action_drops(t->rules[i].action) && (t->rules[i].flags & HS_RULE_F_REQUEST))
+			return 1;
+	return 0;
+}
+
+/* In origin mode a drop ends its connection, which then waits for the
+ * agent's reset (SOCK_DESTROY): attached by hand, nobody sends it and the
+ * connection stalls. Said when something may drop (one line, stderr). */
+static void warn_no_agent(const struct hs_config *cfg, const struct hs_trie *t)
+{
+	int policy = cfg->on_error == HS_POLICY_DROP || cfg->on_error == HS_POLICY_REJECT;
+	int rule = request_rule_drops(t);
+	char why[64];
+
+	if (g_opts.agent || (!policy && !rule))
+		return;
+	snprintf(why, sizeof(why), "%s%s%s%s", rule ? "a drop or reject rule" : "",
+		 rule && policy ? ", " : "", policy ? "--on-error " : "",
+		 policy ? hs_policy_name(cfg->on_error) : "");
+	pr_warn("origin mode attached by hand cannot reset a connection a drop ends (%s): it "
+		"stalls until a side gives up; run it from the agent instead ('hdrstrip run' "
+		"with 'receive = yes', or hdrstrip-origin@SLICE.service)",
+		why);
+}
+
 static void warn_say(void *arg, const char *msg)
 {
 	(void)arg;
@@ -429,6 +458,8 @@ static int do_attach(const struct attach_opts *o)
 		       "are left alone (conns_preexisting); a drop ends its connection (the agent, "
 		       "'hdrstrip run', resets it)\n",
 		       d->cgroup_path, preexisting, preexisting == 1 ? "" : "s");
+	if (o->receive)
+		warn_no_agent(&next, run.t);
 	rc = EXIT_OK;
 out:
 	if (pinned)

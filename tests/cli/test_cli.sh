@@ -597,6 +597,29 @@ first_line err "hdrstrip: detach: --receive does not apply (detach takes DEV (an
 run 0 "$HDRSTRIP" attach --help
 grep -q -- '--receive' "$TMP/out" || fail "attach --help does not name --receive"
 
+t "attach --receive by hand: a drop stalls its connection: one warning line, stdout as without it"
+# Root, a cgroup of its own: nothing connects, nothing is dropped.
+cgroot=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+cg=${cgroot:-/nonexistent}/hs-cli-$$
+if [[ $(id -u) == 0 && -n $cgroot ]] && mkdir "$cg" 2>/dev/null; then
+	warn="hdrstrip: warning: origin mode attached by hand cannot reset a connection a drop ends"
+	fix="it stalls until a side gives up; run it from the agent instead ('hdrstrip run' with 'receive = yes', or hdrstrip-origin@SLICE.service)"
+	list mask.txt "x-a" "x-b mask"
+	run 0 "$HDRSTRIP" attach --cgroup "$cg" --receive --headers "$TMP/mask.txt" --on-error pass
+	empty err
+	sed 's/on-error pass;/on-error drop;/' "$TMP/out" >"$TMP/out.quiet"
+	"$HDRSTRIP" detach --cgroup "$cg" >/dev/null || fail "detach --cgroup $cg"
+	run 0 "$HDRSTRIP" attach --cgroup "$cg" --receive --headers "$TMP/mask.txt"
+	same err "$warn (--on-error drop): $fix"
+	diff -u "$TMP/out.quiet" "$TMP/out" >"$TMP/diff" ||
+		fail "stdout differs from the attach without the warning: $(cat "$TMP/diff")"
+	"$HDRSTRIP" detach --cgroup "$cg" >/dev/null || fail "detach --cgroup $cg"
+	run 0 "$HDRSTRIP" attach --cgroup "$cg" --receive --headers "$INTERNAL" --on-error pass
+	same err "$warn (a drop or reject rule): $fix"
+	"$HDRSTRIP" detach --cgroup "$cg" >/dev/null || fail "detach --cgroup $cg"
+	rmdir "$cg" || fail "cannot remove $cg"
+fi
+
 t "--ports: an empty item, a sign or a blank is a typo, not a list"
 for p in "80," ",80" "80,,81" "+80" " 80" "80-" "-80" "0" "65536" "80-79" "8o" "080000"; do
 	run 2 "$HDRSTRIP" attach hs-nodev0 --headers "$INTERNAL" --ports "$p"
