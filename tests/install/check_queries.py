@@ -10,8 +10,8 @@ exposition's '# TYPE' lines): every hdrstrip_* name a query or a template
 variable uses must be one of them. --promql OUT writes every dashboard
 query, Grafana's variables replaced, as a rules file for 'promtool check
 rules' to parse. The dashboard must show what operators watch: masked,
-dropped and observed rates, the normaliser's drops by reason, untracked,
-events dropped and the agent's reload failures.
+dropped, rejected and observed rates, the normaliser's drops by reason,
+untracked, events dropped and the agent's reload failures.
 """
 import argparse
 import json
@@ -26,6 +26,7 @@ WANTED = {
     "masked": ["hdrstrip_headers_masked_total", "hdrstrip_response_headers_masked_total",
                "hdrstrip_headers_removed_total"],
     "dropped": ["hdrstrip_packets_dropped_total", "hdrstrip_retransmits_dropped_total"],
+    "rejected": ["hdrstrip_packets_rejected_total"],
     "observed": ["hdrstrip_headers_observed_total", "hdrstrip_packets_observed_total"],
     "normaliser drops by reason": ["hdrstrip_bad_checksum_total",
                                    "hdrstrip_retransmit_mismatch_total",
