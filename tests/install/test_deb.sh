@@ -72,6 +72,7 @@ assert_eq "$("$WORK/example" "$WORK/list" <"$WORK/req" 2>/dev/null | grep -c s3c
 # The units: verified with the paths they name, none enabled by the install.
 U=/lib/systemd/system
 for u in hdrstrip@eth0.service hdrstrip-agent.service hdrstrip-proxy@proxy.slice.service \
+	hdrstrip-origin@web.slice.service \
 	hdrstrip-textfile.service hdrstrip-textfile.timer; do
 	step "systemd-analyze verify $u" bash -c "out=\$(systemd-analyze verify '$U/$u' 2>&1); [ -z \"\$out\" ] || { echo \"\$out\"; exit 1; }"
 done
