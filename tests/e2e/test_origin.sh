@@ -22,7 +22,8 @@
 #    the connection: the application never reads a byte from there on;
 #    with the agent running, the client gets a reset and the application
 #    ECONNABORTED; counted (conns_ended), with an event naming the client's
-#    address and port;
+#    address and port (its socket's); attach by hand warns on stderr that
+#    such a connection stalls without the agent, the agent's attach does not;
 #  - observe mode, an update under traffic, status, stats, Prometheus;
 #  - detach: an application that has not read what it was given yet gets
 #    it (masked), one that does not read for longer than detach waits is
@@ -106,9 +107,14 @@ HELD=$!
 poll_until 5 grep -q 'held-before' "$WORK/held.out" || fail "the held connection's first request got no answer"
 log "ok: a keep-alive connection to node open before the attach"
 
-out=$(hs attach --cgroup "$CG" --receive --headers "$LIST" --ports "$PORTS") ||
-	fail "attach --cgroup --receive failed: $out"
+out=$(hs attach --cgroup "$CG" --receive --headers "$LIST" --ports "$PORTS" 2>"$WORK/attach.err") ||
+	fail "attach --cgroup --receive failed: $out $(cat "$WORK/attach.err")"
 assert_match "$out" 'origin mode' "attach says origin mode"
+# By hand, with a drop rule: nobody resets what a drop ends (the agent does).
+assert_match "$(cat "$WORK/attach.err")" \
+	"^hdrstrip: warning: origin mode attached by hand cannot reset a connection a drop ends .*'hdrstrip run' with 'receive = yes'" \
+	"attach by hand warns that a dropped connection stalls, on stderr"
+assert_no_match "$out" 'warning' "attach: stdout holds no warning"
 assert_match "$out" ' 1 connection accepted before' "attach counts the connection accepted before it"
 assert_eq "$(cval "$(ostats)" conns_preexisting)" 1 "conns_preexisting"
 touch "$GATE"
@@ -241,6 +247,7 @@ rc=0
 in_c "$PYTHON" - "$S4" "$PORT_NODE" >"$WORK/drop.out" 2>&1 <<'EOF' || rc=$?
 import socket, sys, time
 s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=2)
+print("sport %d" % s.getsockname()[1], flush=True)
 s.sendall(b"GET /drop HTTP/1.1\r\nHost: h\r\nX-Kill-Switch: on\r\nX-Test: drop-one\r\n\r\n")
 time.sleep(0.3)
 s.sendall(b"GET /later HTTP/1.1\r\nHost: h\r\nX-Test: after-the-drop\r\n\r\n")
@@ -258,9 +265,11 @@ if grep -qE 'drop-one|after-the-drop' "$WORK/node.log"; then
 fi
 log "ok: node read nothing of the connection from the drop on"
 hs events --cgroup "$CG" --json >"$WORK/events.json" || fail "events --cgroup --json failed"
-step "the drop's event names the client's address, and the origin's port" \
+sport=$(awk '$1 == "sport" { print $2 }' "$WORK/drop.out")
+[[ $sport =~ ^[0-9]+$ ]] || fail "the drop's client printed no source port: $(cat "$WORK/drop.out")"
+step "the drop's event names the client's address and port, and the origin's port" \
 	"$PYTHON" "$E2E_DIR/events_check.py" --min 1 --want hook=receive --want action=drop \
-	--want src="$C4" --want dport="$PORT_NODE" --want reason=rule \
+	--want src="$C4" --want sport="$sport" --want dport="$PORT_NODE" --want reason=rule \
 	< <(grep '"x-kill-switch"' "$WORK/events.json")
 
 # With the agent running, the ended connection is reset: the client sees a
@@ -415,4 +424,18 @@ no_maps_left() { ! bpftool map show | grep -qE 'name (origins|rxstate|ended|rxsc
 poll_until 10 no_maps_left ||
 	fail "origin mode's maps still exist 10 s after detach: $(bpftool map show | grep -E 'origins|rxstate|ended')"
 log "ok: no origins, rxstate or ended map left (after ${POLL_WAITED} s)"
+
+# The agent attaches origin mode itself (it resets what a drop ends): no
+# warning then. --detach-on-exit: it detaches when it ends.
+"$HDRSTRIP" run --config "$WORK/agent.conf" --detach-on-exit >"$WORK/agent2.log" 2>&1 &
+AGENT=$!
+E2E_PIDS+=("$AGENT")
+poll_until 10 grep -q 'run: 1 attachment' "$WORK/agent2.log" ||
+	fail "the agent did not start: $(cat "$WORK/agent2.log")"
+assert_match "$(cat "$WORK/agent2.log")" '^attached receive to' "the agent attached origin mode"
+assert_no_match "$(cat "$WORK/agent2.log")" 'cannot reset' \
+	"the agent's attach does not warn that a dropped connection stalls"
+kill "$AGENT"
+wait "$AGENT" 2>/dev/null || true
+assert_hook_clean receive
 log "PASS"
