@@ -6,12 +6,14 @@
 # where a drop leaves it waiting until its timeout (exit 3); the origin
 # never gets it; packets_rejected counts it. At xdp (XDP_TX), tc-ingress
 # (redirected out of the device) and tc-egress (redirected into it, to the
-# local client), IPv4 and IPv6, with node, nginx and python behind.
+# local client), IPv4 and IPv6, with node, nginx and python behind. Each
+# reset makes its event ('hdrstrip events --json'): action reject, reason
+# rule (with the rule's name) or on-error (with none).
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
 require_tools node nginx
-require_cli attach detach stats
+require_cli attach detach stats events
 topo_setup off
 start_servers
 
@@ -24,6 +26,13 @@ EOF
 ALL_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
 cval() { printf '%s\n' "$1" | counter "$2"; }
 delta() { echo $(($(cval "$2" "$3") - $(cval "$1" "$3"))); }
+ev_check() { "$PYTHON" "$E2E_DIR/events_check.py" "$@"; }
+# events_of NS DEV: what 'events DEV --json' prints (and consumes).
+events_of() {
+	hs_in "$1" events "$2" --json >"$WORK/events.json" ||
+		fail "hdrstrip events $2 --json failed: $(cat "$WORK/events.json")"
+	cat "$WORK/events.json"
+}
 
 for hook in xdp tc-ingress tc-egress; do
 	hook_side "$hook"
@@ -35,6 +44,23 @@ for hook in xdp tc-ingress tc-egress; do
 	[ "$hook" = xdp ] && mode=(--xdp-mode skb)
 	step "$hook: attach with --on-error reject" hs_in "$NS" attach "$DEV" --headers "$LIST" \
 		--hook "$hook" --ports "$ALL_PORTS" --on-error reject "${mode[@]}"
+	# The events of a reset: one per refused request, saying why.
+	step "$hook: no event before any request" ev_check --count 0 <<<"$(events_of "$NS" "$DEV")"
+	expect_exit 4 "$hook events: a reject rule resets the client" \
+		client "$(saddr 4)" "$PORT_PYTHON" -H "X-Reject-Me: rejected-secret" --timeout 5
+	step "$hook: one reject event, reason rule, the rule's name" \
+		ev_check --count 1 --want "hook=$hook" --want "dev=$DEV" --want family=4 \
+		--want "dst=$(saddr 4)" --want "dport=$PORT_PYTHON" --want name=x-reject-me \
+		--want received=X-Reject-Me --want action=reject --want reason=rule \
+		--want rule=2 --want generation=1 <<<"$(events_of "$NS" "$DEV")"
+	expect_exit 4 "$hook events: --on-error reject resets the client" \
+		client "$(saddr 4)" "$PORT_PYTHON" -H "Content-Length: 1" -H "Content-Length: 2" \
+		-H "X-Marker: rejected-framing" --timeout 5
+	step "$hook: one reject event, reason on-error, no name" \
+		ev_check --count 1 --want "hook=$hook" --want "dev=$DEV" --want family=4 \
+		--want "dst=$(saddr 4)" --want "dport=$PORT_PYTHON" --want name=null \
+		--want action=reject --want reason=on-error --want rule=0 --want generation=0 \
+		<<<"$(events_of "$NS" "$DEV")"
 	for fam in 4 6; do
 		for sp in "${SERVERS[@]}"; do
 			read -r name port <<<"$sp"
