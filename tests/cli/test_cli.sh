@@ -879,5 +879,9 @@ if ! diff -u "$TMP/readme-rows" <("$TMP/helps") >"$TMP/diff"; then
 	sed 's/^/  /' "$TMP/diff" >&2
 fi
 
+t "README: at most 1,000 lines (issue 36: the reference is the man page, the tests TESTING.md)"
+readme_lines=$(wc -l <"$ROOT/README.md")
+((readme_lines <= 1000)) || fail "README.md has $readme_lines lines, over 1,000: move reference to man/hdrstrip.8, test detail to TESTING.md"
+
 echo "test_cli.sh: $cases cases, $failures failed checks"
 [[ $failures == 0 ]]
