@@ -689,6 +689,74 @@ def vlan_prio_10(t):
         t.problem("a SYN in ten VLAN tags was answered: the frame passed")
 
 
+# --- class 17: IP fragments ------------------------------------------------------
+# The stack puts a datagram together before TCP reads it; the hooks read
+# one frame at a time, and a fragment of TCP to an inspected port (its
+# first, with the port, or a later one, without) cannot be scanned: the
+# on-error policy drops it (the default), each counted in 'fragments'. TCP
+# sends the bytes again; here, as a sender that stopped fragmenting would,
+# in one frame, which is scanned. Origin mode reads the stream the stack
+# put together: the request arrives masked from the fragments themselves.
+
+TCP_HDR = 20  # rawtcp's data segments carry no TCP options
+
+
+def fragmented_request(t, order, decoy=False):
+    """A request with an internal field in one TCP segment, sent as three IP
+    fragments cut inside the field's name and inside its value, in @order
+    (indices of the three); with @decoy, another copy of the middle one,
+    its part of the name turned to 'z's, right after it: it lies within
+    the middle one, so Linux drops it and keeps the first copy
+    (inet_frag_queue_insert(), RFC 5722 with erratum 3089)."""
+    c = t.conn()
+    if not c:
+        return
+    r = req(t.host, [b"X-Keep: 1", t.internal(), b"X-Keep: 2"], target=b"/frag")
+    name = TCP_HDR + r.index(NAME)
+    cut1 = (name + 8) // 8 * 8  # after the name's first byte, before its last
+    cut2 = (TCP_HDR + r.index(t.tok) + 8) // 8 * 8
+    assert name < cut1 < name + len(NAME) and cut2 < TCP_HDR + len(r)
+    pieces = [(0, cut1), (cut1, cut2), (cut2, TCP_HDR + len(r))]
+    sent = []
+    for i in order:
+        sent.append(pieces[i])
+        if decoy and i == 1:
+            mid = bytearray(r[cut1 - TCP_HDR:cut2 - TCP_HDR])
+            mid[:name + len(NAME) - cut1] = b"z" * (name + len(NAME) - cut1)
+            sent.append((cut1, cut2, bytes(mid)))
+    inline = t.a.hook == "receive"
+    ok = c.send(r, frags=sent, timeout=ACK_WAIT if inline else DROP_WAIT)
+    if inline:
+        t.must_ack(c, ok, "the fragments")
+    elif ok:
+        t.problem("the fragments were put together and acknowledged (not dropped)")
+    else:
+        # Not scanned, not delivered: TCP sends it again, in one frame.
+        t.must_ack(c, c.resend(), "the segment sent again in one frame")
+    t.answers(c, 1)
+    t.expect(r)
+
+
+@case("frag4-name", 17, "IPv4 fragments of a segment cut inside an internal name: dropped at the "
+      "hooks (on-error), sent again whole and masked; origin mode: masked",
+      counters={"fragments": 3})
+def frag4_name(t):
+    fragmented_request(t, (0, 1, 2))
+
+
+@case("frag4-overlap", 17, "IPv4 fragments out of order (last first) with an overlapping copy "
+      "of the middle one that turns the name's end to 'z's: the same",
+      counters={"fragments": 4})
+def frag4_overlap(t):
+    fragmented_request(t, (2, 1, 0), decoy=True)
+
+
+@case("frag6-name", 17, "IPv6 fragments (a Fragment header) of a segment cut inside an internal "
+      "name: the same", counters={"fragments": 3}, fam=6)
+def frag6_name(t):
+    fragmented_request(t, (0, 1, 2))
+
+
 # --- class 5: TCP Fast Open ---------------------------------------------------
 
 @case("tfo-request", 5, "a whole request with an internal field in the SYN, then another")

@@ -5,9 +5,9 @@
 The client writes every Ethernet frame itself through an AF_PACKET socket
 on the client's veth: sequence numbers, flags, the urgent pointer,
 checksums (right or deliberately wrong), overlaps, retransmissions,
-reordering, data in the SYN, IPv6 destination options. It reads the
-server's answers from the same socket and acknowledges them, so the
-server's TCP behaves as with a real peer.
+reordering, data in the SYN, IPv6 destination options, IP fragments
+(ip_fragments()). It reads the server's answers from the same socket and
+acknowledges them, so the server's TCP behaves as with a real peer.
 
 Or through a TAP device (Link(..., tap=True)): the frames are written to
 its file descriptor, so that the kernel receives them on the device, and
@@ -30,6 +30,7 @@ Library:
     c.connect(syn_data=b"...", tfo=True)   # handshake (waits for SYN-ACK)
     c.send(b"...", wait=True)               # at snd_nxt; waits for its ACK
     c.segment(b"...", seq=c.seq_at(10), flags="PA", urg=4, bad_tcp_csum=True)
+    c.segment(b"...", frags=[(16, 40), (0, 16)])  # IP fragments, last first
     c.wait_ack(c.seq_at(n)), c.responses(2), c.resend(), c.rst()
 Sequence numbers are given relative to the first data byte (seq_at(0) is
 ISN + 1) or absolute through seq=.
@@ -65,6 +66,7 @@ PACKET_OUTGOING = 4
 TUNSETIFF = 0x400454CA
 IFF_TAP, IFF_NAPI, IFF_NAPI_FRAGS, IFF_NO_PI = 0x0002, 0x0010, 0x0020, 0x1000
 IPPROTO_DSTOPTS = 60
+IPPROTO_FRAGMENT = 44
 # Linux reads at most this many options in a destination-options header
 # (net.ipv6.max_dst_opts_number), and refuses PadN longer than 7 bytes
 # (ip6_parse_tlv(), RFC 4942 2.1.9.5): a long header is made of options of
@@ -167,6 +169,42 @@ def build_frame(src_mac, dst_mac, src, dst, sport, dport, seq, ack, flags, data=
         ip = ip[:10] + struct.pack("!H", c) + ip[12:]
         etype = ETH_P_IP
     return dst_mac + src_mac + struct.pack("!H", etype) + ip + tcp
+
+
+def ip_fragments(frame, pieces, ident=None):
+    """@frame (one frame of build_frame(): IPv4, or IPv6 with no extension
+    header) as IP fragments of one datagram, in the order of @pieces: each
+    a (START, END) byte range of its IP payload (the TCP segment), or
+    (START, END, BYTES) to send other bytes of that length there (a copy
+    that overlaps another). START is a multiple of 8, and so is the END of
+    a piece that does not reach the payload's end (RFC 791, RFC 8200 4.5);
+    the pieces need not cover the payload once, nor come in order. IPv6
+    gets a Fragment header (44) between its header and the piece."""
+    eth = frame[:14]
+    v6 = struct.unpack("!H", frame[12:14])[0] == ETH_P_IPV6
+    ip, payload = (frame[14:54], frame[54:]) if v6 else (frame[14:34], frame[34:])
+    if v6 and ip[6] != socket.IPPROTO_TCP:
+        raise ValueError("IPv6 fragments of a frame with extension headers")
+    if ident is None:
+        ident = random.randrange(1, 1 << (32 if v6 else 16))
+    out = []
+    for p in pieces:
+        start, end = p[0], p[1]
+        data = p[2] if len(p) > 2 else payload[start:end]
+        more = end < len(payload)
+        if start % 8 or (more and end % 8) or len(data) != end - start or end > len(payload):
+            raise ValueError("fragment %d-%d of a %d-byte payload" % (start, end, len(payload)))
+        if v6:
+            # The offset in 8-byte units sits above 2 reserved bits and M.
+            fh = struct.pack("!BBHI", ip[6], 0, start | more, ident)
+            h = ip[:4] + struct.pack("!HBB", len(fh) + len(data), IPPROTO_FRAGMENT, ip[7]) + \
+                ip[8:40] + fh
+        else:
+            h = struct.pack("!BBHHHBBH", 0x45, ip[1], 20 + len(data), ident,
+                            start // 8 | (0x2000 if more else 0), ip[8], ip[9], 0) + ip[12:20]
+            h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+        out.append(eth + h + data)
+    return out
 
 
 def parse_frame(frame):
@@ -369,8 +407,9 @@ class Conn:
         self.raw(seq, ACK)
 
     # --- output ---
-    def raw(self, seq, flags, data=b"", urg=0, opts=b"", ack=None, **kw):
-        """Send one segment exactly as told (absolute @seq)."""
+    def raw(self, seq, flags, data=b"", urg=0, opts=b"", ack=None, frags=None, **kw):
+        """Send one segment exactly as told (absolute @seq); with @frags,
+        as the IP fragments ip_fragments() makes of it with those pieces."""
         flags = flags_of(flags)
         if ack is None:
             ack = self.rcv_nxt if self.rcv_nxt is not None else 0
@@ -381,10 +420,11 @@ class Conn:
         frame = build_frame(self.link.src_mac, self.link.dst_mac, self.src, self.dst,
                             self.sport, self.dport, seq, ack, flags, data,
                             window=self.window, urg=urg, opts=opts, **kw)
-        if self.vlans:
-            tags = b"".join(struct.pack("!HH", tpid, tci) for tpid, tci in self.vlans)
-            frame = frame[:12] + tags + frame[12:]
-        self.link.send(frame)
+        for f in ip_fragments(frame, frags) if frags else [frame]:
+            if self.vlans:
+                tags = b"".join(struct.pack("!HH", tpid, tci) for tpid, tci in self.vlans)
+                f = f[:12] + tags + f[12:]
+            self.link.send(f)
 
     def connect(self, syn_data=b"", tfo=False, mss=1460, wscale=7, timeout=2.0, ack_synack=True):
         """Handshake; returns True once the SYN-ACK arrived (and was

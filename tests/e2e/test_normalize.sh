@@ -5,7 +5,9 @@
 # its kernel never resets the connection) crafts every segment: urgent
 # pointers, overlapping retransmissions, bad checksums, RST and SYN the
 # receiver ignores, data in the SYN, lost flow state, a 65,495-byte
-# segment; and request and field lines that some parser reads otherwise;
+# segment, IPv4 and IPv6 fragments (the hooks drop them by --on-error; in
+# origin mode the stack puts them together and the stream is scanned); and
+# request and field lines that some parser reads otherwise;
 # HTTP/2's preface (against node's and nginx's h2c servers), a GET whose
 # body is a request (Python's SimpleHTTPRequestHandler reads it as one), a
 # length after a line Python's header parser stops at. The BIG TCP cases
