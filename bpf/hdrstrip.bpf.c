@@ -289,6 +289,24 @@ __attribute__((noinline)) int scan_pieces_tc(struct __sk_buff *ctx, struct scrat
 	return scan_pieces(ctx, sc, f, t, cnt, CTX_SKB);
 }
 
+/* The key's 4-tuple as the socket and conntrack lookups take it; returns
+ * the tuple's size. */
+static __always_inline __u32 key_tuple(struct bpf_sock_tuple *tup, const struct hs_flow_key *k)
+{
+	if (k->family == 4) {
+		tup->ipv4.saddr = k->saddr[0];
+		tup->ipv4.daddr = k->daddr[0];
+		tup->ipv4.sport = k->sport;
+		tup->ipv4.dport = k->dport;
+		return sizeof(tup->ipv4);
+	}
+	__builtin_memcpy(tup->ipv6.saddr, k->saddr, 16);
+	__builtin_memcpy(tup->ipv6.daddr, k->daddr, 16);
+	tup->ipv6.sport = k->sport;
+	tup->ipv6.dport = k->dport;
+	return sizeof(tup->ipv6);
+}
+
 /* Socket states (include/net/tcp_states.h) */
 #define HS_TCP_TIME_WAIT 6
 #define HS_TCP_CLOSE 7
@@ -306,22 +324,9 @@ static __always_inline int conn_open(void *ctx, struct scratch *sc)
 {
 	struct bpf_sock_tuple tup = {};
 	struct bpf_sock *sk;
-	__u32 size;
+	__u32 size = key_tuple(&tup, &sc->pk.key);
 	int open;
 
-	if (sc->pk.key.family == 4) {
-		tup.ipv4.saddr = sc->pk.key.saddr[0];
-		tup.ipv4.daddr = sc->pk.key.daddr[0];
-		tup.ipv4.sport = sc->pk.key.sport;
-		tup.ipv4.dport = sc->pk.key.dport;
-		size = sizeof(tup.ipv4);
-	} else {
-		__builtin_memcpy(tup.ipv6.saddr, sc->pk.key.saddr, 16);
-		__builtin_memcpy(tup.ipv6.daddr, sc->pk.key.daddr, 16);
-		tup.ipv6.sport = sc->pk.key.sport;
-		tup.ipv6.dport = sc->pk.key.dport;
-		size = sizeof(tup.ipv6);
-	}
 	sk = bpf_skc_lookup_tcp(ctx, &tup, size, BPF_F_CURRENT_NETNS, 0);
 	if (!sk)
 		return 0;
@@ -339,6 +344,53 @@ __attribute__((noinline)) int conn_open_xdp(struct xdp_md *ctx, struct scratch *
 __attribute__((noinline)) int conn_open_tc(struct __sk_buff *ctx, struct scratch *sc)
 {
 	return sc ? conn_open(ctx, sc) : 0;
+}
+
+/*
+ * A UDP datagram to a port the tunnel table does not name (pkt.udp_ask):
+ * does the socket the stack hands it to take packets out of UDP
+ * (udp_sock.encap_type or encap_rcv, as bpf/udp_encap.bpf.c reads them at
+ * attach: VXLAN, GENEVE, FOU, GUE, WireGuard, L2TP, ESP in UDP...)? Such a
+ * socket made after the attach is in no table, and what it takes out may
+ * be a request for an inspected socket: 1 sends the datagram to the
+ * on-error policy. Any other UDP socket gets UDP. The fields are read
+ * through bpf_rdonly_cast() (Linux 6.2): before it, the attach's table is
+ * all the hooks know, as it was.
+ */
+struct udp_sock___hs {
+	__u8 encap_type;
+	void *encap_rcv;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_rdonly_cast(const void *obj__ign, __u32 btf_id__k) __ksym __weak;
+
+static __always_inline int udp_encap_sock(void *ctx, struct scratch *sc)
+{
+	struct bpf_sock_tuple tup = {};
+	struct udp_sock___hs *up;
+	struct bpf_sock *sk;
+	__u32 size = key_tuple(&tup, &sc->pk.key);
+	int encap;
+
+	if (!bpf_rdonly_cast)
+		return 0;
+	sk = bpf_sk_lookup_udp(ctx, &tup, size, BPF_F_CURRENT_NETNS, 0);
+	if (!sk)
+		return 0;
+	up = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct udp_sock___hs));
+	encap = up->encap_type || up->encap_rcv;
+	bpf_sk_release(sk);
+	return encap;
+}
+
+__attribute__((noinline)) int udp_encap_xdp(struct xdp_md *ctx, struct scratch *sc)
+{
+	return sc ? udp_encap_sock(ctx, sc) : 0;
+}
+
+__attribute__((noinline)) int udp_encap_tc(struct __sk_buff *ctx, struct scratch *sc)
+{
+	return sc ? udp_encap_sock(ctx, sc) : 0;
 }
 
 /*
@@ -906,22 +958,9 @@ static __always_inline __u16 ct_dport(void *ctx, struct scratch *sc, const int x
 				      .l4proto = IPPROTO_TCP };
 	struct bpf_sock_tuple tup = {};
 	struct nf_conn___hs *ct;
-	__u32 size;
+	__u32 size = key_tuple(&tup, &sc->pk.key);
 	__u16 port;
 
-	if (sc->pk.key.family == 4) {
-		tup.ipv4.saddr = sc->pk.key.saddr[0];
-		tup.ipv4.daddr = sc->pk.key.daddr[0];
-		tup.ipv4.sport = sc->pk.key.sport;
-		tup.ipv4.dport = sc->pk.key.dport;
-		size = sizeof(tup.ipv4);
-	} else {
-		__builtin_memcpy(tup.ipv6.saddr, sc->pk.key.saddr, 16);
-		__builtin_memcpy(tup.ipv6.daddr, sc->pk.key.daddr, 16);
-		tup.ipv6.sport = sc->pk.key.sport;
-		tup.ipv6.dport = sc->pk.key.dport;
-		size = sizeof(tup.ipv6);
-	}
 	if (xdp) {
 		if (!bpf_xdp_ct_lookup)
 			return 0;
@@ -1025,7 +1064,8 @@ static __always_inline enum hs_verdict on_error(const struct hs_config *cfg)
  * A fragment (parse.h: the stack puts the datagram together, then reads
  * it). Passed when its datagram cannot reach an inspected socket: a TCP
  * one's first fragment to a port not inspected (after NAT), a UDP one's to
- * a port no tunnel takes, any UDP one while no socket of this namespace
+ * a port no tunnel takes (not in the table, and its socket, asked now,
+ * takes nothing out of UDP), any UDP one while no socket of this namespace
  * sits on a tunnel's port (the loader's count, hs_config.udp_tunnels).
  * Everything else goes to the on-error policy.
  */
@@ -1039,8 +1079,11 @@ static __always_inline enum hs_verdict fragment(void *ctx, struct scratch *sc,
 	if (pk->frag_proto == IPPROTO_TCP && pk->frag_port && packet_dir(sc, cfg) &&
 	    !nat_inspected(ctx, sc, cfg, cnt, xdp))
 		return HS_VERDICT_PASS;
-	if (pk->frag_proto == IPPROTO_UDP &&
-	    (pk->frag_port ? udp_tunnel(cfg, pk->dport) == HS_TUN_NONE : !cfg->udp_tunnels))
+	if (pk->frag_proto == IPPROTO_UDP && !pk->frag_port && !cfg->udp_tunnels)
+		return HS_VERDICT_PASS;
+	if (pk->frag_proto == IPPROTO_UDP && pk->frag_port &&
+	    udp_tunnel(cfg, pk->dport) == HS_TUN_NONE &&
+	    !(xdp ? udp_encap_xdp(ctx, sc) : udp_encap_tc(ctx, sc)))
 		return HS_VERDICT_PASS;
 	return on_error(cfg);
 }
@@ -1074,6 +1117,13 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 			r = parse_tc(ctx, sc, cfg, big);
 		else
 			r = -1;
+	}
+	if (r == PARSE_PASS && pk->udp_ask &&
+	    (xdp ? udp_encap_xdp(ctx, sc) : udp_encap_tc(ctx, sc))) {
+		/* UDP to a port not in the table whose socket takes packets
+		 * out of UDP (made after the attach): a tunnel not read. */
+		r = PARSE_UNSURE;
+		pk->why = HS_CTR_encap_unknown;
 	}
 	switch (r) {
 	case PARSE_OK:

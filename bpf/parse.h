@@ -72,7 +72,11 @@ struct pkt {
 	__u8 frag_port; /* PARSE_FRAG: the first fragment (of TCP or UDP), with the ports */
 	__u8 frag_proto; /* PARSE_FRAG: the datagram's protocol */
 	__u8 why; /* PARSE_PASS, PARSE_UNSURE: enum hs_counter of the reason */
-	__u8 reserved[2];
+	/* PARSE_PASS: a UDP datagram to a port the tunnel table does not
+	 * name, its ports in the key: the datapath asks the stack whether
+	 * the socket it goes to takes packets out of UDP. */
+	__u8 udp_ask;
+	__u8 reserved;
 	__u32 next_off; /* parse_layer(): where the next header starts */
 };
 
@@ -596,10 +600,16 @@ static __always_inline int parse_layer(struct cursor *c, struct pkt *pk, __u32 p
 			return PARSE_SHORT;
 		kind = udp_tunnel(cfg, bpf_ntohs(uh->dest));
 		/* A UDP socket is no TCP socket: what reaches one can reach
-		 * TCP only through a tunnel's socket, and those are the
-		 * config's tunnel ports (checked at attach and by status). */
-		if (kind == HS_TUN_NONE)
+		 * TCP only through a tunnel's socket. The config's tunnel
+		 * ports are the ones known at attach; a socket made since
+		 * (a port not in the table) is asked for by the datapath
+		 * (udp_encap_sock(), bpf/hdrstrip.bpf.c). */
+		if (kind == HS_TUN_NONE) {
+			pk->key.sport = uh->source;
+			pk->key.dport = uh->dest;
+			pk->udp_ask = 1;
 			return -parse_fail(pk, PARSE_PASS, HS_CTR_not_tcp);
+		}
 		c->pos = uh + 1;
 		proto = parse_udp_tunnel(c, pk, kind);
 		break;

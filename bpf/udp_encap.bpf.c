@@ -6,7 +6,10 @@
  * socket with an encapsulation set (udp_sock.encap_type or encap_rcv:
  * VXLAN, GENEVE, FOU, GUE, WireGuard, L2TP, ESP in UDP, bareudp, GTP...).
  * What such a socket takes out of a datagram may be a TCP segment for an
- * inspected socket; what any other UDP socket gets is only UDP.
+ * inspected socket; what any other UDP socket gets is only UDP. The
+ * datapath reads the same two fields of the socket that a datagram to a
+ * port not in the table goes to (bpf/hdrstrip.bpf.c, udp_encap_sock()):
+ * a socket made after the attach is not missed either.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_core_read.h>
