@@ -860,6 +860,47 @@ const struct pt_case pt_wire_config_cases[] = {
 const size_t pt_n_wire_config_cases =
 	sizeof(pt_wire_config_cases) / sizeof(pt_wire_config_cases[0]);
 
+/*
+ * Tunnel sockets made after the attach (pt_wire_late(), wire.c: a
+ * namespace of its own with a VXLAN device on 4790 (external: IPv4 and
+ * IPv6 sockets), one on 4789, an ESP-in-UDP socket on 4500 (dual stack)
+ * and a plain UDP socket on 5353), under th_config(): the default table,
+ * which names none of 4790, 4500, 5353. The datapath asks the stack which
+ * socket a datagram to a port not in the table goes to.
+ */
+const struct pt_case pt_late_cases[] = {
+	{ "VXLAN on 4790, a device the table does not know: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.port = 4790, .udp_csum = 1)) }, ON_ERROR(encap_unknown) },
+	{ "VXLAN on 4790 over IPv6: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .port = 4790, .udp_csum = 1)) },
+	  ON_ERROR(encap_unknown) },
+	{ "VXLAN on 4789, listed, with a device on it: read as before",
+	  .spec = { ENC1(VXLAN(.udp_csum = 1)) }, MASKED_TUN },
+	{ "UDP to 4500, an ESP-in-UDP socket (UDP_ENCAP): dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.port = 4500)) }, ON_ERROR(encap_unknown) },
+	{ "UDP over IPv6 to 4500, the same socket: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .port = 4500, .udp_csum = 1)) },
+	  ON_ERROR(encap_unknown) },
+	{ "UDP to 5353, a socket without encapsulation: passed",
+	  .spec = { ENC1(VXLAN(.port = 5353, .udp_csum = 1)) }, PASSED(not_tcp) },
+	{ "UDP over IPv6 to 5353 (an IPv4 socket): passed",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .port = 5353, .udp_csum = 1)) }, PASSED(not_tcp) },
+	{ "UDP to 4791, no socket: passed", .spec = { ENC1(VXLAN(.port = 4791)) },
+	  PASSED(not_tcp) },
+	{ "a UDP first fragment to 4790: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.port = 4790, .frag_off = 0x2000)) }, ON_ERROR(fragments) },
+	{ "IPv6: a UDP first fragment to 4790: dropped (on-error)",
+	  .spec = { ENC1(VXLAN(.ipv6 = 1, .port = 4790, .frag_off = 0x2000)) },
+	  ON_ERROR(fragments) },
+	{ "a UDP first fragment to 5353: passed",
+	  .spec = { ENC1(VXLAN(.port = 5353, .frag_off = 0x2000)) }, PASSED(fragments) },
+	{ "VXLAN in VXLAN, the inner one to 4790: dropped (on-error)",
+	  .spec = { ENC2(VXLAN(.udp_csum = 1), VXLAN(.port = 4790, .udp_csum = 1)) },
+	  ON_ERROR(encap_unknown) },
+};
+
+const size_t pt_n_late_cases = sizeof(pt_late_cases) / sizeof(pt_late_cases[0]);
+
 /* A device without a link header (tun, wireguard, ipip): every frame
  * starts at its IP header. */
 const struct pt_case pt_l3_cases[] = {

@@ -83,6 +83,10 @@ extern const size_t pt_n_http_cases, pt_n_layer_cases, pt_n_malformed_cases;
 extern const struct pt_case pt_wire_cases[], pt_wire_config_cases[], pt_l3_cases[];
 extern const size_t pt_n_wire_cases, pt_n_wire_config_cases, pt_n_l3_cases;
 extern const struct th_wire pt_wire_config;
+/* UDP tunnel sockets the table does not name, in pt_wire_late()'s
+ * namespace (wire.c). */
+extern const struct pt_case pt_late_cases[];
+extern const size_t pt_n_late_cases;
 
 /* Compile list text into a trie (hs_list_parse + hs_compile). */
 int pt_compile(const char *text, struct hs_trie *t);

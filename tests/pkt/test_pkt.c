@@ -17,7 +17,8 @@
  * tables), edges.c (cases built by code), corpus.c (the corpus against the
  * reference), random.c (random requests against the reference), wire.c
  * (tunnels in the flow key; the object loaded for a device without a link
- * header).
+ * header; UDP tunnel sockets made after the attach, in a namespace of its
+ * own).
  *
  * test_run limits measured on Linux 6.18 x86-64 (test_limits prints them):
  * xdp takes frames up to 73152 bytes, but only 3520 (4096 - 256 headroom -
@@ -177,6 +178,14 @@ static void test_wire_zones(void **state)
 {
 	(void)state;
 	assert_int_equal(pt_wire_zones(&pt.obj14), 0);
+}
+
+/* UDP tunnel sockets the table does not name (wire.c). */
+static void test_wire_late(void **state)
+{
+	(void)state;
+	assert_int_equal(pt_wire_late(&pt.obj14), 0);
+	assert_int_equal(prepare(&pt.obj14), 0);
 }
 
 /* The object loaded for a device without a link header (link_type
@@ -467,6 +476,7 @@ static void test_clang19(void **state)
 	bad += pt_check_table(&pt.obj19, pt_wire_cases, pt_n_wire_cases, PT_ALL_HOOKS);
 	bad += check_wire_config(&pt.obj19);
 	bad += pt_wire_zones(&pt.obj19);
+	bad += pt_wire_late(&pt.obj19);
 	th_close(&pt.obj19);
 	assert_int_equal(bad, 0);
 }
@@ -483,6 +493,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wire),
 		cmocka_unit_test(test_wire_config),
 		cmocka_unit_test(test_wire_zones),
+		cmocka_unit_test(test_wire_late),
 		cmocka_unit_test(test_l3),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_reject),

@@ -3,10 +3,20 @@
  * The wire (issue 34) beyond the one-packet tables of fixtures.c: the
  * tunnel and its id in the flow key (two tunnels may deliver the same
  * inner 4-tuple to different sockets: their connections never share
- * state), and the object loaded for a device without a link header.
+ * state), the object loaded for a device without a link header, and UDP
+ * tunnel sockets made after the attach.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <sys/socket.h>
 
 #include "stream.h"
 #include "wire.h"
@@ -140,6 +150,80 @@ int pt_wire_zones(struct th *h)
 					 pairs[i].same);
 	h->keep_flows = 0;
 	th_forget_flows(h);
+	return bad;
+}
+
+/* A UDP socket bound to @port (any address, @family), with the
+ * encapsulation @encap (UDP_ENCAP_*, 0: none): its fd, or -1. */
+static int udp_sock_on(int family, __u16 port, int encap)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int r;
+
+	if (fd < 0)
+		return -1;
+	r = family == AF_INET6 ? bind(fd, (struct sockaddr *)&a6, sizeof(a6))
+			       : bind(fd, (struct sockaddr *)&a4, sizeof(a4));
+	if (!r && encap)
+		r = setsockopt(fd, SOL_UDP, UDP_ENCAP, &encap, sizeof(encap));
+	if (r) {
+		fprintf(stderr, "  UDP socket on %u (encapsulation %d): %s\n", port, encap,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Tunnel sockets made after the attach (issue 34): the datapath asks the
+ * stack which socket a UDP datagram to a port not in the table goes to
+ * (bpf_sk_lookup_udp, in the namespace BPF_PROG_TEST_RUN runs the packet
+ * in: the caller's), and sends it to the on-error policy when that socket
+ * takes packets out of UDP. In a namespace of its own: VXLAN devices
+ * (external: an IPv4 and an IPv6 socket each) on 4790, which the table
+ * does not name, and 4789, which it does; an ESP-in-UDP socket (what an
+ * IKE daemon makes with UDP_ENCAP) on 4500, dual stack; a plain IPv4 UDP
+ * socket on 5353. pt_late_cases at both hooks, then back to the caller's
+ * namespace (the one the other tables run in).
+ */
+int pt_wire_late(struct th *h)
+{
+	int home, fds[2] = { -1, -1 }, bad = 0, i;
+
+	home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (home < 0 || unshare(CLONE_NEWNET)) {
+		fprintf(stderr, "  a network namespace of its own: %s\n", strerror(errno));
+		if (home >= 0)
+			close(home);
+		return 1;
+	}
+	if (system("ip link add hs-late0 type vxlan external dstport 4790 && "
+		   "ip link set hs-late0 up && "
+		   "ip link add hs-late1 type vxlan external dstport 4789 && "
+		   "ip link set hs-late1 up")) {
+		fprintf(stderr, "  VXLAN devices on 4790 and 4789: 'ip link add' failed\n");
+		bad++;
+	}
+	fds[0] = udp_sock_on(AF_INET6, 4500, UDP_ENCAP_ESPINUDP);
+	fds[1] = udp_sock_on(AF_INET, 5353, 0);
+	bad += fds[0] < 0 || fds[1] < 0;
+	if (!bad)
+		bad += th_config(h, 0, HS_POLICY_DROP, &port80, 1) != 0;
+	if (!bad)
+		bad += pt_check_table(h, pt_late_cases, pt_n_late_cases, PT_ALL_HOOKS);
+	for (i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	/* Back home; the namespace and its devices go with the last
+	 * reference to it. */
+	if (setns(home, CLONE_NEWNET)) {
+		fprintf(stderr, "  back to the test's namespace: %s\n", strerror(errno));
+		bad++;
+	}
+	close(home);
 	return bad;
 }
 

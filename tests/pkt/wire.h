@@ -9,6 +9,10 @@
 /* The same inner 4-tuple through two tunnels, or two ids of one: two
  * connections (state never mixes), at both hooks. */
 int pt_wire_zones(struct th *h);
+/* UDP tunnel sockets made after the attach, in a namespace of its own
+ * (a VXLAN device on a port the table does not name, an ESP-in-UDP
+ * socket): dropped by the on-error policy; other UDP passed. */
+int pt_wire_late(struct th *h);
 /* The object at @obj_path (NULL: the skeleton's) loaded for a device
  * without a link header: the HTTP and layer tables on IP-first frames and
  * pt_l3_cases, at both hooks; @cases gets the cases run. */
