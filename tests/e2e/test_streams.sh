@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # Streams: hdrstrip follows each connection across TCP segments. At xdp and
-# tc-ingress (server side) and tc-egress (client side), with checksum
-# offload on (IPv6) and off (IPv4), to node, nginx and python:
+# tc-ingress (server side), tc-egress (client side) and receive (origin
+# mode: the origins run in the test's cgroup), with checksum offload on
+# (IPv6) and off (IPv4), to node, nginx and python:
 #  - the kernel cuts header lines: TCP_MAXSEG 88 at the client, and the
 #    server's route advertising MSS 64 (curl and pipelined requests too);
 #  - the client cuts them where the test says, with pauses: the request
@@ -16,9 +17,13 @@
 #    keeps checkpoints for have passed), and late, inside an internal name
 #    (a checkpoint holds its state, unless the retransmission is cut
 #    elsewhere than the original: a GSO packet sent again in MSS pieces);
-#    for the server-side hooks, also before hdrstrip (a gap);
+#    for the server-side hooks, also before hdrstrip (a gap). Origin mode
+#    reads what the stack put together: every loss is before it, so only
+#    the first kind runs there (a loss on the wire, the early and the late
+#    one), judged by what the origins read; the hooks' counters of
+#    retransmissions and gaps do not apply;
 #  - with offload off, a ~60 KiB request in MSS-sized segments.
-#   STREAMS_HOOKS="xdp" picks the hooks (default: all three).
+#   STREAMS_HOOKS="xdp" picks the hooks (default: all four).
 # Every request must succeed, every internal line arrive masked and every
 # other line as sent (or masked, where a segment ended inside a name that
 # could still have been internal), and no server log may hold an internal
@@ -30,6 +35,11 @@ e2e_init
 require_tools node nginx curl
 require_cli attach detach stats
 topo_setup
+HOOKS=${STREAMS_HOOKS:-xdp tc-ingress tc-egress receive}
+# Origin mode filters what a cgroup's processes accept: the origins start in it.
+if grep -qw receive <<<"$HOOKS"; then
+	origin_hook_setup
+fi
 start_servers
 drop_once_load
 
@@ -147,7 +157,7 @@ client_cuts() { # TAG
 # at DEV's DIR hook (at egress, the segment goes to SINK): each origin's
 # connection loses one segment, early in the request and/or late (WHERE:
 # "early late"); hdrstrip's COUNTER (retransmits, or out_of_order for a
-# gap) must grow by at least MIN.
+# gap) must grow by at least MIN (0: not checked).
 losses() {
 	local tag=$1 dns=$2 ddev=$3 ddir=$4 sink=$5 k=$6 min=$7 where=$8 o off before after
 	local -A at
@@ -155,7 +165,7 @@ losses() {
 	mapfile -t o < <(offsets HDRS_LOSS "$LONGV" "x-Internal-Trace")
 	at=([early]=$((o[0] + 60)) [late]=$((o[1] + 4)))
 	drop_once_attach "$dns" "$ddev" "$ddir"
-	before=$(hs_stats "$NS" "$DEV")
+	before=$(hs_hook_stats "$HOOK")
 	for off in $where; do
 		off=${at[$off]}
 		drop_once_arm 0 "$off" "$sink"
@@ -166,42 +176,54 @@ losses() {
 		assert_eq "$(drop_once_stat dropped)" 3 "$tag: byte $off: segments drop_once dropped"
 	done
 	drop_once_disarm
-	after=$(hs_stats "$NS" "$DEV")
-	assert_ge "$(($(cval "$after" "$k") - $(cval "$before" "$k")))" "$min" "$tag: hdrstrip's $k"
+	after=$(hs_hook_stats "$HOOK")
+	[ "$min" -eq 0 ] ||
+		assert_ge "$(($(cval "$after" "$k") - $(cval "$before" "$k")))" "$min" "$tag: hdrstrip's $k"
 	drop_once_detach "$dns" "$ddev" "$ddir"
 }
 
-for HOOK in ${STREAMS_HOOKS:-xdp tc-ingress tc-egress}; do
-	if [ "$HOOK" = tc-egress ]; then NS=$CNS DEV=$CDEV; else NS=$SNS DEV=$SDEV; fi
+for HOOK in $HOOKS; do
+	case $HOOK in
+	tc-egress) NS=$CNS DEV=$CDEV ;;
+	xdp | tc-ingress | receive) NS=$SNS DEV=$SDEV ;;
+	*) fail "STREAMS_HOOKS: no hook '$HOOK'" ;;
+	esac
 	note_attached "$NS" "$DEV"
 	for offload in on off; do
 		set_offload "$offload"
 		if [ "$offload" = on ]; then fam=6; else fam=4; fi
 		ADDR=$(saddr "$fam") URLH=$(url_host "$fam")
 		tag="$HOOK offload $offload IPv$fam"
-		step "$tag: attach" hs_in "$NS" attach "$DEV" --headers "$LIST" --hook "$HOOK" \
-			--ports "$HS_PORTS"
-		before=$(hs_stats "$NS" "$DEV")
+		step "$tag: attach" hs_hook_attach "$HOOK" --headers "$LIST" --ports "$HS_PORTS"
+		before=$(hs_hook_stats "$HOOK")
 		kernel_cuts "$tag"
 		client_cuts "$tag"
 		# After: hdrstrip sees each lost segment twice. Before: it sees
 		# the segments after the gap first, and drops them by the
 		# default --on-error policy until the lost one comes again.
-		losses "$tag: loss after hdrstrip" "$SNS" "$SDEV" ingress 0 retransmits 6 "early late"
-		if [ "$HOOK" != tc-egress ]; then
+		# Origin mode reads after the stack: a loss on the wire only
+		# (the stack puts the stream together), no counter to check.
+		if [ "$HOOK" = receive ]; then
+			losses "$tag: loss on the wire" "$SNS" "$SDEV" ingress 0 retransmits 0 "early late"
+		else
+			losses "$tag: loss after hdrstrip" "$SNS" "$SDEV" ingress 0 retransmits 6 "early late"
+		fi
+		if [ "$HOOK" = xdp ] || [ "$HOOK" = tc-ingress ]; then
 			# TCP hands TC egress one GSO packet per burst (cut later,
 			# also with offload off): writes apart make the segments
 			# after the lost one reach hdrstrip.
 			losses "$tag: loss before hdrstrip" "$CNS" "$CDEV" egress \
 				"$(drop_once_sink "$CNS")" out_of_order 3 early \
 				--split "$(seq -s, 80 80 900)" --pause 0.02
+		elif [ "$HOOK" = receive ]; then
+			log "$tag: loss before hdrstrip: skipped (origin mode reads after the stack: the loss on the wire above is the same case)"
 		fi
 		if [ "$offload" = off ]; then
 			sent_ok "$tag: 60 KiB request in MSS-sized segments" --premask-ok \
 				-H @pad:50:1024 -H "X-Internal-Auth: st-secret-6" -H "Keep-3: after" \
 				-H @pad:8:1024 --timeout 5
 		fi
-		after=$(hs_stats "$NS" "$DEV")
+		after=$(hs_hook_stats "$HOOK")
 		d=()
 		for k in http_requests headers_masked split_names packets_modified retransmits \
 			out_of_order packets_dropped scan_incomplete untracked desync; do
@@ -210,8 +232,8 @@ for HOOK in ${STREAMS_HOOKS:-xdp tc-ingress tc-egress}; do
 		log "$tag: counters: ${d[*]}"
 		assert_ge "$(($(cval "$after" split_names) - $(cval "$before" split_names)))" 1 \
 			"$tag: names cut by segments (split_names)"
-		step "$tag: detach" hs_in "$NS" detach "$DEV"
-		assert_clean "$NS" "$DEV"
+		step "$tag: detach" hs_hook_cmd "$HOOK" detach
+		assert_hook_clean "$HOOK"
 	done
 done
 
