@@ -171,15 +171,32 @@ static __always_inline void scan_match(const struct scan_arg *c, const struct hs
 	scan_event(c, s, data, data_end, NULL);
 }
 
+/* The buffer's context, for scan_step(): a constant at each call. */
+#define SCAN_XDP 1 /* struct xdp_md */
+#define SCAN_TC 2 /* struct __sk_buff, at tc */
+#define SCAN_MSG 3 /* struct sk_msg_md */
+#define SCAN_SKB 4 /* struct __sk_buff, an sk_skb program's */
+
+/*
+ * One step of @s over the buffer of context @c->ctx (hs_scan_step()). Each
+ * program file defines it over a global function per context type, which
+ * the verifier checks once: inline, the step's paths would be walked again
+ * at each of a call's HS_STEPS_PER_CALL steps, with the states the steps
+ * before left, and their count grows with every branch of the scanner
+ * (both compilers' builds went past the verifier's limit that way).
+ */
+static __always_inline int scan_step(const struct scan_arg *c, struct hs_scan *s, const int kind);
+
 /*
  * One bpf_loop() call's work: up to HS_STEPS_PER_CALL steps of @s over the
- * buffer [@data, @data_end), with the trie @c->t. Returns 0 to be called
- * again, or 1 when the scan stopped, with *@done saying why. @rm takes
- * HS_OPT_REMOVE's ranges; NULL (a constant) for a scan that masks, which
- * never reports any.
+ * buffer [@data, @data_end) of context @kind, with the trie @c->t. Returns
+ * 0 to be called again, or 1 when the scan stopped, with *@done saying why.
+ * @rm takes HS_OPT_REMOVE's ranges; NULL (a constant) for a scan that
+ * masks, which never reports any.
  */
 static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan *s, __u32 *done,
-				       struct scan_rm *rm, void *data, void *data_end)
+				       struct scan_rm *rm, void *data, void *data_end,
+				       const int kind)
 {
 	int i, r;
 
@@ -192,7 +209,7 @@ static __always_inline long scan_steps(const struct scan_arg *c, struct hs_scan 
 		asm volatile("" ::: "memory");
 		/* Keep the counter a plain register the verifier can count. */
 		asm volatile("" : "+r"(i));
-		r = hs_scan_step(s, c->t, data, data_end);
+		r = scan_step(c, s, kind);
 		if (r == HS_STEP_MORE)
 			continue;
 		if (r == HS_STEP_MATCH) {
