@@ -1047,9 +1047,21 @@ static __always_inline int nat_inspected(void *ctx, struct scratch *sc, struct h
 		 * the compiler must not drop the cut to 16 bits either. */
 		asm volatile("" : "+r"(r));
 		port = (__u16)r;
+		/*
+		 * conntrack holds no connection for it (flushed, timed out,
+		 * or never seen): the stack will pick it up mid-stream and
+		 * NAT it by the rules as if new, possibly to an inspected
+		 * port. A connection the hooks followed there before still
+		 * has its flow under this tuple: it stays inspected. (One
+		 * neither conntrack nor the flow table holds any more passes:
+		 * README, blind spots; status names the NAT rules.)
+		 */
+		if (!port && bpf_map_lookup_elem(&flows, &sc->pk.key))
+			goto inspected;
 		if (!port || port == sc->pk.dport || !port_inspected(cfg, port))
 			return 0;
 	}
+inspected:
 	cnt->nat_inspected++;
 	sc->dir = HS_DIR_REQUEST;
 	return 1;

@@ -15,8 +15,9 @@ PKGS=(
 	libcmocka-dev iproute2 ethtool util-linux curl python3 nginx-light xdp-tools
 	nodejs python3-yaml valgrind libclang-rt-14-dev man-db groff-base systemd
 	# test_wire.sh: NAT rules (DNAT, REDIRECT) in a test namespace;
-	# test_nat_rules.sh: status reads nftables' and iptables-nft's rules
-	nftables iptables
+	# test_nat_rules.sh: status reads nftables' and iptables-nft's rules;
+	# conntrack -F: a connection conntrack forgets (test_wire.sh)
+	nftables iptables conntrack
 	# make test-faults: kills the CLI at chosen syscalls
 	strace
 	# deploy/prometheus' rules checked offline (promtool); make deb, lintian

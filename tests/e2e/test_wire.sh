@@ -17,7 +17,8 @@
 #  - NAT: nftables DNAT and REDIRECT from ports not inspected to inspected
 #    ones (conntrack's lookup kfuncs), at xdp and tc-ingress (at tc-egress
 #    the port is rewritten before the hook), and status's warning with
-#    --nat off.
+#    --nat off; a connection conntrack forgets mid-request (flushed) is
+#    still followed, by the hooks' flow.
 # Every case checks what the origins received (check_report: the internal
 # field masked, every other byte as sent) and hdrstrip's counters.
 . "$(dirname "$0")/lib.sh"
@@ -283,6 +284,24 @@ for hook in xdp tc-ingress; do
 	grew "$before" "$after" flows_new 6 "$what"
 	assert_eq "$(($(cval "$after" untracked) - $(cval "$before" untracked)))" 0 \
 		"$what: no NAT'd connection went untracked"
+	# conntrack forgets a connection in the middle of a request (flushed,
+	# as a timeout or 'conntrack -F' would): the stack picks the rest up
+	# and NATs it again to the origin; the hooks, finding no conntrack
+	# entry, follow it by the flow they keep for its tuple.
+	if command -v conntrack >/dev/null 2>&1; then
+		before=$(hs_stats "$SNS" "$SDEV")
+		(sleep 1 && in_s conntrack -F >/dev/null 2>&1) &
+		flush=$!
+		step "$what: conntrack flushed between a request's first bytes and its internal field (REDIRECT 18000 -> node): masked" \
+			client "$S4" 18000 -H "X-Keep: yes" -H "X-Internal-Auth: nat-secret-$RANDOM" \
+			--split 20 --pause 2.5 --timeout 6 --check "$LIST"
+		wait "$flush" || fail "$what: conntrack -F in $SNS failed"
+		after=$(hs_stats "$SNS" "$SDEV")
+		grew "$before" "$after" nat_inspected 2 "$what, conntrack flushed"
+		grew "$before" "$after" headers_masked 1 "$what, conntrack flushed"
+	else
+		log "SKIP (this part only): conntrack is not installed (scripts/install-deps.sh installs it)"
+	fi
 	step "$what: detach" hs_s detach "$SDEV"
 	assert_clean "$SNS" "$SDEV"
 done
