@@ -26,9 +26,11 @@
 #    such a connection stalls without the agent, the agent's attach does not;
 #  - observe mode, an update under traffic, status, stats, Prometheus;
 #  - detach: an application that has not read what it was given yet gets
-#    it (masked), one that does not read for longer than detach waits is
-#    reset; afterwards requests arrive as sent; nothing is left (maps,
-#    programs, pins).
+#    it (masked); one that does not read for longer than detach waits stays
+#    filtered (its pins stay), the next detach is refused until it has
+#    read (it gets its request masked), and the one after is clean;
+#    afterwards requests arrive as sent; nothing is left (maps, programs,
+#    pins).
 . "$(dirname "$0")/lib.sh"
 
 e2e_init
