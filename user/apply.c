@@ -412,8 +412,10 @@ static void tunnel_dev_check(const char *name, const char *kind, int udp_port, v
 			"%s (%s) takes packets out of UDP port %d, which is not among the %s ports: "
 			"%s; add the port (--%s-ports) to read them",
 			name, kind, udp_port, kind,
-			e >= 0 ? "they go to the --on-error policy"
-			       : "they pass as plain UDP, unread",
+			e >= 0 || udp_encap_lookup_present()
+				? "they go to the --on-error policy"
+				: "they pass as plain UDP, unread (this kernel has no bpf_rdonly_cast "
+				  "for the hooks to tell a tunnel's socket)",
 			kind);
 		c->say(c->arg, msg);
 		return;

@@ -235,11 +235,11 @@ static void nat_rule(const struct hs_nat_rule *nr, void *arg)
 	else
 		snprintf(
 			msg, sizeof(msg),
-			"nftables rule in table %s chain %s takes TCP to %s, not inspected, on to "
+			"nftables rule in table %s%s chain %s takes TCP to %s, not inspected, on to "
 			"inspected port %d: the ingress hooks pass its connections without a look "
 			"(%s); use --nat lookup on a kernel with conntrack's kfuncs, or inspect %s "
 			"too",
-			nr->table, nr->chain, from, nr->to,
+			fam, nr->table, nr->chain, from, nr->to,
 			ns->cfg->nat == HS_NAT_OFF ? "--nat off" : "no conntrack kfuncs", them);
 	ns->say(ns->w, msg);
 }

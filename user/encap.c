@@ -72,3 +72,15 @@ int ct_kfuncs_present(void)
 	btf__free(vmlinux);
 	return found;
 }
+
+int udp_encap_lookup_present(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int found;
+
+	if (!vmlinux)
+		return 0;
+	found = btf__find_by_name_kind(vmlinux, "bpf_rdonly_cast", BTF_KIND_FUNC) > 0;
+	btf__free(vmlinux);
+	return found;
+}

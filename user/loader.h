@@ -244,6 +244,10 @@ struct hs_nat_rule {
 int nft_nat_rules(void (*cb)(const struct hs_nat_rule *nr, void *arg), void *arg);
 /* Has the running kernel conntrack's lookup kfuncs (--nat lookup)? */
 int ct_kfuncs_present(void);
+/* Can the hooks ask which UDP socket takes a datagram and whether it takes
+ * packets out of UDP (bpf_rdonly_cast, Linux 6.2)? Else they know only the
+ * tunnel ports found at attach and update. */
+int udp_encap_lookup_present(void);
 /* The UDP sockets of this network namespace with an encapsulation (each
  * port once), at most @max into @out: how many, or -errno when the kernel
  * cannot say (no BPF iterator over UDP sockets). */

@@ -81,8 +81,8 @@ assert_clean "$SNS" "$SDEV"
 
 step "attach, --nat off" hs_s attach "$SDEV" --headers "$LIST" --ports 8080 --nat off
 out=$(hs_s status "$SDEV")
-assert_match "$out" "port 18080, not inspected, on to inspected port 8080: the ingress hooks pass its connections without a look \(--nat off\); use --nat lookup" \
-	"under --nat off: passed without a look, and what to do"
+assert_match "$out" "table ip hse2e_rules chain pre takes TCP to port 18080, not inspected, on to inspected port 8080: the ingress hooks pass its connections without a look \(--nat off\); use --nat lookup" \
+	"under --nat off: the rule, passed without a look, and what to do"
 step "detach (--nat off)" hs_s detach "$SDEV"
 assert_clean "$SNS" "$SDEV"
 
