@@ -45,6 +45,18 @@ grew() { # BEFORE AFTER COUNTER MIN WHAT
 	assert_ge "$d" "$4" "$5: $3 grew"
 }
 
+# overlay_addrs DEV NET4 NET6 WHAT: the client .1 and the server .2 of the
+# overlay device DEV in each namespace (IPv4 NET4.0/24, IPv6 NET6::/64), up.
+overlay_addrs() {
+	local dev=$1 net4=$2 net6=$3 what=$4
+	step "$what addresses" ip -n "$CNS" addr add "$net4.1/24" dev "$dev"
+	step "$what address (server)" ip -n "$SNS" addr add "$net4.2/24" dev "$dev"
+	step "$what IPv6" ip -n "$CNS" -6 addr add "$net6::1/64" dev "$dev" nodad
+	step "$what IPv6 (server)" ip -n "$SNS" -6 addr add "$net6::2/64" dev "$dev" nodad
+	step "$what up" ip -n "$CNS" link set "$dev" up
+	step "$what up (server)" ip -n "$SNS" link set "$dev" up
+}
+
 # --- VXLAN: an overlay whose packets cross the inspected veth as UDP ---------
 vxlan_up() { # PORT
 	local port=$1
@@ -52,12 +64,7 @@ vxlan_up() { # PORT
 		dstport "$port" local "$C4" remote "$S4" dev "$CDEV"
 	step "vxlan on UDP $port in $SNS" ip -n "$SNS" link add vxw type vxlan id 42 \
 		dstport "$port" local "$S4" remote "$C4" dev "$SDEV"
-	step "overlay addresses" ip -n "$CNS" addr add 10.88.0.1/24 dev vxw
-	step "overlay address (server)" ip -n "$SNS" addr add 10.88.0.2/24 dev vxw
-	step "overlay IPv6" ip -n "$CNS" -6 addr add fd88::1/64 dev vxw nodad
-	step "overlay IPv6 (server)" ip -n "$SNS" -6 addr add fd88::2/64 dev vxw nodad
-	step "overlay up" ip -n "$CNS" link set vxw up
-	step "overlay up (server)" ip -n "$SNS" link set vxw up
+	overlay_addrs vxw 10.88.0 fd88 "overlay"
 }
 vxlan_down() {
 	ip -n "$CNS" link del vxw 2>/dev/null
@@ -173,12 +180,7 @@ geneve_up() { # PORT
 		remote "$S4" dstport "$port"
 	step "geneve on UDP $port in $SNS" ip -n "$SNS" link add gnw type geneve id 43 \
 		remote "$C4" dstport "$port"
-	step "GENEVE overlay addresses" ip -n "$CNS" addr add 10.87.0.1/24 dev gnw
-	step "GENEVE overlay address (server)" ip -n "$SNS" addr add 10.87.0.2/24 dev gnw
-	step "GENEVE overlay IPv6" ip -n "$CNS" -6 addr add fd87::1/64 dev gnw nodad
-	step "GENEVE overlay IPv6 (server)" ip -n "$SNS" -6 addr add fd87::2/64 dev gnw nodad
-	step "GENEVE overlay up" ip -n "$CNS" link set gnw up
-	step "GENEVE overlay up (server)" ip -n "$SNS" link set gnw up
+	overlay_addrs gnw 10.87.0 fd87 "GENEVE overlay"
 }
 geneve_down() {
 	ip -n "$CNS" link del gnw 2>/dev/null
