@@ -112,36 +112,13 @@ struct {
 	__type(value, struct scratch);
 } scratch SEC(".maps");
 
-/* One step of the scanner over the hook's packet (scan_loop.h's
- * scan_step()): a global function for each hook's context. */
-__attribute__((noinline)) int scan_step_xdp(struct xdp_md *ctx, struct hs_scan *s,
-					    const struct hs_trie *t)
-{
-	if (!ctx || !s || !t)
-		return HS_STEP_DONE;
-	return hs_scan_step(s, t, ctx_data(ctx, CTX_XDP), ctx_data_end(ctx, CTX_XDP));
-}
-
-__attribute__((noinline)) int scan_step_tc(struct __sk_buff *ctx, struct hs_scan *s,
-					   const struct hs_trie *t)
-{
-	if (!ctx || !s || !t)
-		return HS_STEP_DONE;
-	return hs_scan_step(s, t, ctx_data(ctx, CTX_SKB), ctx_data_end(ctx, CTX_SKB));
-}
-
-static __always_inline int scan_step(const struct scan_arg *c, struct hs_scan *s, const int kind)
-{
-	return kind == SCAN_XDP ? scan_step_xdp(c->ctx, s, c->t) : scan_step_tc(c->ctx, s, c->t);
-}
-
 /* One bpf_loop() call's steps (scan_loop.h), over the hook's packet. */
 static __always_inline long scan_some(struct scan_arg *c, const int xdp)
 {
 	struct scratch *sc = c->sc;
 
 	return scan_steps(c, &sc->s, &sc->done, NULL, ctx_data(c->ctx, xdp),
-			  ctx_data_end(c->ctx, xdp), xdp ? SCAN_XDP : SCAN_TC);
+			  ctx_data_end(c->ctx, xdp));
 }
 
 static long scan_cb_xdp(__u32 i __attribute__((unused)), void *arg)

@@ -90,29 +90,6 @@ struct {
 	__type(value, struct pscratch);
 } pscratch SEC(".maps");
 
-/* One step of the scanner over a message, or over a received buffer
- * (scan_loop.h's scan_step()): a global function for each context. */
-__attribute__((noinline)) int scan_step_msg(struct sk_msg_md *msg, struct hs_scan *s,
-					    const struct hs_trie *t)
-{
-	if (!msg || !s || !t)
-		return HS_STEP_DONE;
-	return hs_scan_step(s, t, (void *)(long)msg->data, (void *)(long)msg->data_end);
-}
-
-__attribute__((noinline)) int scan_step_skb(struct __sk_buff *skb, struct hs_scan *s,
-					    const struct hs_trie *t)
-{
-	if (!skb || !s || !t)
-		return HS_STEP_DONE;
-	return hs_scan_step(s, t, (void *)(long)skb->data, (void *)(long)skb->data_end);
-}
-
-static __always_inline int scan_step(const struct scan_arg *c, struct hs_scan *s, const int kind)
-{
-	return kind == SCAN_MSG ? scan_step_msg(c->ctx, s, c->t) : scan_step_skb(c->ctx, s, c->t);
-}
-
 /* One bpf_loop() call's steps (scan_loop.h), over the message's first
  * window. */
 static long scan_cb(__u32 i __attribute__((unused)), void *arg)
@@ -122,7 +99,7 @@ static long scan_cb(__u32 i __attribute__((unused)), void *arg)
 	struct pscratch *sc = c->sc;
 
 	return scan_steps(c, &sc->s, &sc->done, &sc->rm, (void *)(long)msg->data,
-			  (void *)(long)msg->data_end, SCAN_MSG);
+			  (void *)(long)msg->data_end);
 }
 
 /*

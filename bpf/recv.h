@@ -207,7 +207,7 @@ static long rx_cb(__u32 i __attribute__((unused)), void *arg)
 	struct rxscratch *sc = c->sc;
 
 	return scan_steps(c, &sc->s, &sc->done, NULL, (void *)(long)skb->data,
-			  (void *)(long)skb->data_end, SCAN_SKB);
+			  (void *)(long)skb->data_end);
 }
 
 /* The most bytes one bpf_skb_adjust_room() call takes off (sk_skb). */

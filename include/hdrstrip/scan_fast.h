@@ -26,6 +26,36 @@ HS_INLINE __u64 hs_fill_word(const struct hs_trie *t, __u32 col)
 	return col >= 8 ? hs_str_window(b, HS_ONES * 'x', col) : hs_str_window(a, b, col);
 }
 
+/*
+ * A word of a masked line: the eight bytes @w at @pos, of which the first
+ * @c (1-8) become filler and the rest (a line end and what follows) stay;
+ * the checksum's difference is added. Returns the new word. In BPF a
+ * function of its own (HS_SUBPROG): the verifier checks it once rather than
+ * in each round of the masking loop, whose rounds it cannot tell apart.
+ */
+HS_SUBPROG __u64 hs_mask_word(struct hs_scan *s, const struct hs_trie *t, __u64 w, __u32 c,
+			      __u32 pos)
+{
+	__u64 keep = c >= 8 ? 0 : ~0ULL << (8 * (c & 7)), fill, nw;
+	__u32 col;
+
+	if (!s || !t)
+		return w;
+	col = hs_col(s, pos);
+	if (s->st.flags & HS_SF_FILL_X)
+		fill = HS_ONES * hs_fill_cont(t);
+	else if (s->st.name_fill == HS_FILL_NAME_LEN && col < HS_FILL_NAME_LEN + 2u)
+		fill = hs_fill_word(t, col);
+	else
+		fill = HS_ONES * 'x';
+	nw = (w & keep) | (fill & ~keep);
+	s->csum_acc += hs_csum_word(s, pos, nw) + 5 * 0xffffULL - hs_csum_word(s, pos, w);
+	return nw;
+}
+
+#ifndef HS_MASK_WORDS
+#define HS_MASK_WORDS 4
+#endif
 /* Words a step may take in a value or a request target (the last one's
  * end stays within 64 KiB of HS_MAX_BUF, for the verifier). */
 #define HS_SKIP_WORDS 7
@@ -175,13 +205,12 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 	if (s->st.phase == HS_PH_MASK && !hs_removes(s)) {
 		/* Filler up to the line end (the line end stays), up to four
 		 * words. */
-		__u32 j, c = k, off = 0, col;
-		__u64 keep, fill, nw;
+		__u32 j, c = k, off = 0;
 
 #ifdef __clang__
 #pragma unroll
 #endif
-		for (j = 0; j < 4; j++) {
+		for (j = 0; j < HS_MASK_WORDS; j++) {
 			if (j) {
 				if (pos + off + 8 > s->end || p + off + 8 > data_end)
 					break;
@@ -193,18 +222,7 @@ HS_INLINE int hs_step_word(struct hs_scan *s, const struct hs_trie *t, __u8 *p, 
 				if (!c)
 					break;
 			}
-			keep = c == 8 ? 0 : ~0ULL << (8 * c);
-			col = hs_col(s, pos + off);
-			if (s->st.flags & HS_SF_FILL_X)
-				fill = HS_ONES * hs_fill_cont(t);
-			else if (s->st.name_fill == HS_FILL_NAME_LEN && col < HS_FILL_NAME_LEN + 2u)
-				fill = hs_fill_word(t, col);
-			else
-				fill = HS_ONES * 'x';
-			nw = (w & keep) | (fill & ~keep);
-			hs_store64(p + off, nw);
-			s->csum_acc += hs_csum_word(s, pos + off, nw) + 5 * 0xffffULL -
-				       hs_csum_word(s, pos + off, w);
+			hs_store64(p + off, hs_mask_word(s, t, w, c, pos + off));
 			off += c;
 			if (c < 8)
 				break;
