@@ -99,6 +99,7 @@ struct scratch {
 	 * far, and whether it saw the stream from its SYN. */
 	__u32 nat_seq;
 	__u32 nat_start;
+	__u32 nat; /* nat_inspected() took the segment: its flow is marked HS_FL_NAT */
 	__u32 rejects; /* the drop rule that stopped the segment is a reject rule */
 	/* The flow before a GSO packet's first piece (track(), flow_save()). */
 	__u32 fsaved;
@@ -540,6 +541,10 @@ static __always_inline enum hs_verdict segment_body(void *ctx, struct scratch *s
 		}
 		r = hs_seg_begin(&sc->w, f, cfg->untracked);
 	}
+	/* Followed through NAT (nat_inspected()): said in the flow, for a
+	 * segment conntrack will have forgotten. */
+	if (sc->nat && f)
+		f->fl |= HS_FL_NAT;
 	sc->p_payload = sc->s_payload;
 	sc->p_l4 = pk->l4_off;
 	/* Observe mode goes on where the pass policy does. */
@@ -1029,18 +1034,25 @@ static __always_inline int nat_inspected(void *ctx, struct scratch *sc, struct h
 		 * or never seen): the stack will pick it up mid-stream and
 		 * NAT it by the rules as if new, possibly to an inspected
 		 * port. A connection the hooks followed there before still
-		 * has its flow under this tuple: it stays inspected. (One
+		 * has its flow under this tuple, marked: it stays inspected
+		 * (a flow of a port that was inspected before an update took
+		 * it off the list is no such flow). (One
 		 * neither conntrack nor the flow table holds any more passes:
 		 * README, blind spots; status names the NAT rules.)
 		 */
-		if (!port && bpf_map_lookup_elem(&flows, &sc->pk.key))
-			goto inspected;
+		if (!port) {
+			struct hs_flow *f = bpf_map_lookup_elem(&flows, &sc->pk.key);
+
+			if (f && (f->fl & HS_FL_NAT))
+				goto inspected;
+		}
 		if (!port || port == sc->pk.dport || !port_inspected(cfg, port))
 			return 0;
 	}
 inspected:
 	cnt->nat_inspected++;
 	sc->dir = HS_DIR_REQUEST;
+	sc->nat = 1;
 	return 1;
 }
 
@@ -1163,6 +1175,7 @@ static __always_inline enum hs_verdict process_pkt(void *ctx, struct scratch *sc
 	if (pk->key.tunnel)
 		cnt->tunneled++;
 	sc->nat_start = 0;
+	sc->nat = 0;
 	if (packet_dir(sc, cfg) && !nat_inspected(ctx, sc, cfg, cnt, xdp)) {
 		/* Neither to nor from an inspected port, the one its socket
 		 * will see after NAT included: not a stream hdrstrip reads. */

@@ -86,6 +86,9 @@ struct hs_ckpt {
 #define HS_FL_NO_START 0x04 /* begun without state, line by line: its start is unknown */
 #define HS_FL_RULE_DROP 0x08 /* a drop rule dropped the segment at drop_seq */
 #define HS_FL_CLOSED 0x10 /* a FIN or an exact RST ended it (hs_flow_close()) */
+/* The hooks follow it through NAT: its port is not inspected, the one NAT
+ * takes it to is (the datapath's, which sets it; the flow code keeps it). */
+#define HS_FL_NAT 0x20
 
 #define HS_PUB_NONE 0xffff /* hs_flow.pub_n: nothing written yet */
 
