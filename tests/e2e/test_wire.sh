@@ -57,6 +57,26 @@ overlay_addrs() {
 	step "$what up (server)" ip -n "$SNS" link set "$dev" up
 }
 
+# overlay_case NS DEV HOOK WHAT ADDR4 ADDR6: attached at HOOK on DEV (the
+# underlay), a request with an internal field to every origin over the
+# overlay, to ADDR4 and to ADDR6: each masked, counted as tunneled, nothing
+# dropped; detached.
+overlay_case() {
+	local ns=$1 dev=$2 hook=$3 what=$4 a4=$5 a6=$6 before after
+	step "$what: attach to the underlay" hs_in "$ns" attach "$dev" --headers "$LIST" \
+		--hook "$hook" --ports "$ALL_PORTS"
+	before=$(hs_stats "$ns" "$dev")
+	send_checked "$what, IPv4" "$a4"
+	send_checked "$what, IPv6" "$a6"
+	after=$(hs_stats "$ns" "$dev")
+	grew "$before" "$after" tunneled 6 "$what"
+	grew "$before" "$after" headers_masked 6 "$what"
+	assert_eq "$(($(cval "$after" packets_dropped) - $(cval "$before" packets_dropped)))" 0 \
+		"$what: nothing dropped"
+	step "$what: detach" hs_in "$ns" detach "$dev"
+	assert_clean "$ns" "$dev"
+}
+
 # --- VXLAN: an overlay whose packets cross the inspected veth as UDP ---------
 vxlan_up() { # PORT
 	local port=$1
@@ -80,19 +100,7 @@ for port in 4789 8472; do
 		# tc-egress: on the client's underlay, what its vxlan sends (the
 		# inner checksum left to the device: CHECKSUM_PARTIAL).
 		hook_side "$hook"
-		what="VXLAN on $port, $hook"
-		step "$what: attach to the underlay" hs_in "$NS" attach "$DEV" --headers "$LIST" \
-			--hook "$hook" --ports "$ALL_PORTS"
-		before=$(hs_stats "$NS" "$DEV")
-		send_checked "$what, IPv4" 10.88.0.2
-		send_checked "$what, IPv6" fd88::2
-		after=$(hs_stats "$NS" "$DEV")
-		grew "$before" "$after" tunneled 6 "$what"
-		grew "$before" "$after" headers_masked 6 "$what"
-		assert_eq "$(($(cval "$after" packets_dropped) - $(cval "$before" packets_dropped)))" 0 \
-			"$what: nothing dropped"
-		step "$what: detach" hs_in "$NS" detach "$DEV"
-		assert_clean "$NS" "$DEV"
+		overlay_case "$NS" "$DEV" "$hook" "VXLAN on $port, $hook" 10.88.0.2 fd88::2
 	done
 	vxlan_down
 done
@@ -191,17 +199,7 @@ if err=$(ip -n "$CNS" link add gnprobe type geneve id 1 remote "$S4" 2>&1); then
 	ip -n "$CNS" link del gnprobe
 	geneve_up 6081
 	for hook in xdp tc-ingress; do
-		what="GENEVE on 6081, $hook"
-		step "$what: attach to the underlay" hs_s attach "$SDEV" --headers "$LIST" \
-			--hook "$hook" --ports "$ALL_PORTS"
-		before=$(hs_stats "$SNS" "$SDEV")
-		send_checked "$what, IPv4" 10.87.0.2
-		send_checked "$what, IPv6" fd87::2
-		after=$(hs_stats "$SNS" "$SDEV")
-		grew "$before" "$after" tunneled 6 "$what"
-		grew "$before" "$after" headers_masked 6 "$what"
-		step "$what: detach" hs_s detach "$SDEV"
-		assert_clean "$SNS" "$SDEV"
+		overlay_case "$SNS" "$SDEV" "$hook" "GENEVE on 6081, $hook" 10.87.0.2 fd87::2
 	done
 	geneve_down
 	late_tunnel geneve gnw 6082 10.87.0.2 fd87::2 --geneve-ports 6081,6082
