@@ -65,7 +65,7 @@ CLI_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(CLI_SRCS))
 SKEL_USERS := $(shell grep -l 'skel\.h' $(CLI_SRCS) user/*.h)
 
 BPF_SRCS := bpf/hdrstrip.bpf.c
-BPF_HDRS := $(wildcard bpf/*.h) bench/bpf/floor_loop.h $(SHARED_HDRS)
+BPF_HDRS := $(wildcard bpf/*.h) bench/bpf/floor_loop.h bench/bpf/minscan_loop.h $(SHARED_HDRS)
 BPF_OBJ := $(OUTPUT)/bpf/hdrstrip.bpf.o
 PROXY_OBJ := $(OUTPUT)/bpf/proxy.bpf.o
 SKEL := $(OUTPUT)/hdrstrip.skel.h

@@ -5,16 +5,18 @@
 #   make bench-seed              per request: the seed's approach and its successors, in C
 #   make bench-dataplane         ns per packet of the BPF programs (BPF_PROG_TEST_RUN; root)
 #   make bench-dataplane-ab AB_OLD=REV   that, for REV's object and the working tree's, in turn
-#   make bench-dataplane-bound   that, for the datapath with no scanner beside the real one
+#   make bench-dataplane-bound   that, for the datapath with no scanner beside the real one,
+#                                and with the least per-line work any scanner adds (min-scan)
 #   make bench-responses         a typical response beside the typical request (root)
 #   make bench-profile           where the scan callback's time goes, by source line (root, perf)
 #   make bench-scaling           cost against header-block and list size, plotted (root)
 #   make bench-events            what match events add per packet, by rate and reader (root)
 #   make bench-e2e               real traffic through veth in namespaces (root)
 #   make bench-e2e-bound         that, with a datapath that scans nothing (a lower bound)
+#   make bench-e2e-minscan       that, with the least per-line work any scanner adds
 #   make bench-origin            keep-alive wrk to nginx in a cgroup: origin mode beside xdp and
 #                                tc-ingress, alternated with no program (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound bench-origin FORCE \
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound bench-e2e-minscan bench-origin FORCE \
 	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
@@ -79,6 +81,22 @@ $(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o: bpf/hdrstrip.bpf.c $(BPF_HDRS) | $
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -DHS_BENCH_NO_TCP_CSUM -c $< -o $@
 
+# The lower bound's loop with the least per-line work any scanner adds
+# (bench/bpf/minscan_loop.h, HS_BENCH_MIN_SCAN): a bound on what a scanner of
+# any design can reach on this datapath.
+BENCH_MINSCAN_OBJ := $(BENCH_OUT)/hdrstrip_minscan.bpf.o
+
+$(BENCH_MINSCAN_OBJ): bpf/hdrstrip.bpf.c $(BPF_HDRS) bench/bpf/minscan_loop.h | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -DHS_BENCH_MIN_SCAN -c $< -o $@
+
+# The same with only each line's end and its name's end found (no odd-byte
+# check, no lookup): what the classification alone costs.
+$(BENCH_OUT)/hdrstrip_minscan_lean.bpf.o: bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -DHS_BENCH_MIN_SCAN -DHS_BENCH_MIN_SCAN_LEAN \
+		-c $< -o $@
+
 BENCH_DATAPLANE := $(BENCH_OUT)/bench_dataplane
 BENCH_HARNESS_SRCS := tests/pkt/harness.c tests/pkt/builder.c
 
@@ -110,8 +128,10 @@ bench-events: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LIST_FILES
 # checksum's check, as NEW against the working tree's object as OLD
 # (BENCHMARKS.md, "What no scanner can take away").
 bench-dataplane-bound: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_FLOORSCAN_OBJ) \
-		$(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o
-	$(Q)for o in $(BENCH_FLOORSCAN_OBJ) $(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o; do \
+		$(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o $(BENCH_MINSCAN_OBJ) \
+		$(BENCH_OUT)/hdrstrip_minscan_lean.bpf.o
+	$(Q)for o in $(BENCH_FLOORSCAN_OBJ) $(BENCH_OUT)/hdrstrip_floorscan_nocsum.bpf.o \
+			$(BENCH_MINSCAN_OBJ) $(BENCH_OUT)/hdrstrip_minscan_lean.bpf.o; do \
 		NEW_ARGS="--bound 1" bench/ab-dataplane.sh $(BENCH_DATAPLANE) $(BPF_OBJ) "$$o" \
 			$(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o $(CORPUS) || \
 			{ rc=$$?; [ $$rc -eq 77 ] && exit 0; exit $$rc; }; \
@@ -160,6 +180,17 @@ $(BOUND_OUT)/hdrstrip: FORCE
 
 bench-e2e-bound: $(BOUND_OUT)/hdrstrip $(BENCH_LIST_FILES)
 	$(Q)BOUND=1 HDRSTRIP=$(abspath $(BOUND_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
+		bench/bench-e2e.sh
+
+# The same with the min-scan build's CLI (the least per-line work any scanner
+# adds, bench/bpf/minscan_loop.h: what a scanner of any design can reach).
+MINSCAN_OUT := $(OUTPUT)/minscan
+$(MINSCAN_OUT)/hdrstrip: FORCE
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(MINSCAN_OUT) \
+		BPF_DEFS="-DHS_BENCH_FLOOR_SCAN -DHS_BENCH_MIN_SCAN" $@
+
+bench-e2e-minscan: $(MINSCAN_OUT)/hdrstrip $(BENCH_LIST_FILES)
+	$(Q)BOUND=1 HDRSTRIP=$(abspath $(MINSCAN_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
 		bench/bench-e2e.sh
 
 BENCH_SEED := $(BENCH_OUT)/bench_seed

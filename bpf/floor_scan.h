@@ -11,6 +11,14 @@
 #ifdef HS_BENCH_FLOOR_SCAN
 
 #include "../bench/bpf/floor_loop.h"
+#ifdef HS_BENCH_MIN_SCAN
+/* With HS_BENCH_MIN_SCAN too: the least per-line work any scanner adds
+ * (bench/bpf/minscan_loop.h) in place of the floor's loop. */
+#include "../bench/bpf/minscan_loop.h"
+#define floor_read(p, end, t) minscan_words(p, end, t)
+#else
+#define floor_read(p, end, t) ((void)(t), floor_lf_words(p, end))
+#endif
 
 /* What the loop counted: a global, so that it cannot be left out. */
 __u64 floor_scan_lines;

@@ -141,13 +141,14 @@ static long scan_cb_tc(__u32 i __attribute__((unused)), void *arg)
  * real program: what it costs is what no scanner, however fast, can take
  * away.
  */
-static __always_inline void floor_scan(void *ctx, struct scratch *sc, const int xdp)
+static __always_inline void floor_scan(void *ctx, struct scratch *sc, const struct hs_trie *t,
+				       const int xdp)
 {
 	/* From the piece's start to the frame's end, as the floor reads it
 	 * (an offset the verifier can bound with 4 KiB added: the benchmark's
 	 * frames are shorter). */
-	floor_scan_lines += floor_lf_words((__u8 *)ctx_data(ctx, xdp) + (sc->p_start & 0x7fff),
-					   ctx_data_end(ctx, xdp));
+	floor_scan_lines += floor_read((__u8 *)ctx_data(ctx, xdp) + (sc->p_start & 0x7fff),
+				       ctx_data_end(ctx, xdp), t);
 	floor_scan_done(&sc->s, &sc->done);
 }
 #endif
@@ -174,7 +175,7 @@ static __always_inline int scan_piece(void *ctx, struct scratch *sc, const struc
 	sc->s.peer_heads = sc->peer.heads;
 	sc->done = 0;
 #ifdef HS_BENCH_FLOOR_SCAN
-	floor_scan(ctx, sc, xdp);
+	floor_scan(ctx, sc, t, xdp);
 	return 0;
 #endif
 	bpf_loop(HS_MAX_CALLS, xdp ? (void *)scan_cb_xdp : (void *)scan_cb_tc, &c, 0);

@@ -470,7 +470,7 @@ int hdrstrip_msg(struct sk_msg_md *msg)
 #ifdef HS_BENCH_FLOOR_SCAN
 	/* A benchmark's lower bound (floor_scan.h): the bytes read, not
 	 * scanned. */
-	floor_scan_lines += floor_lf_words((void *)(long)msg->data, (void *)(long)msg->data_end);
+	floor_scan_lines += floor_read((void *)(long)msg->data, (void *)(long)msg->data_end, c.t);
 	floor_scan_done(&sc->s, &sc->done);
 #else
 	bpf_loop(HS_MAX_CALLS, scan_cb, &c, 0);
