@@ -54,7 +54,6 @@ static __always_inline __u64 minscan_words(__u8 *p, __u8 *end, const struct hs_t
 
 	for (i = 0; i < FLOOR_MAX_WORDS; i++) {
 		__u64 w, lf, co, bad, f, after, name, ca;
-		__u8 *q;
 		__u32 at;
 
 		if (p + 8 > end)
@@ -81,19 +80,24 @@ static __always_inline __u64 minscan_words(__u8 *p, __u8 *end, const struct hs_t
 			 * name's bytes in this word noted. */
 			f = lf & -lf;
 			at = (__u32)((((f - 1) >> 7) & ONES) * ONES >> 56) & 7;
-			q = p + at + 1;
 #ifdef HS_BENCH_MIN_SCAN_LEAN
-			minscan_names_live += q < end;
-			if (0) {
+			minscan_names_live += at + !t;
 #else
-			if (q + 2 <= end && t) {
-#endif
-				__u32 s0 = t->sym[q[0]], s1 = t->sym[q[1]];
+			__u64 nx;
+
+			/* Its first two bytes, from this word and the next
+			 * (zero past the end: no bound check the verifier
+			 * could lose across a variable offset). */
+			nx = p + 16 <= end ? *(__u64 *)(p + 8) : 0;
+			nx = at < 7 ? (w >> (8 * (at + 1))) | (nx << (56 - 8 * at)) : nx;
+			if (t) {
+				__u32 s0 = t->sym[nx & 0xff], s1 = t->sym[(nx >> 8) & 0xff];
 
 				minscan_names_live +=
 					t->root2[(s0 * HS_MAX_SYMS + s1) &
 						 (HS_MAX_SYMS * HS_MAX_SYMS - 1)] != HS_TRIE_DEAD;
 			}
+#endif
 			after = ~((f << 1) - 1);
 			ca = co & after;
 			name |= ca ? after & ((ca & -ca) - 1) : after;
