@@ -13,7 +13,9 @@
 #include "../bench/bpf/floor_loop.h"
 #ifdef HS_BENCH_MIN_SCAN
 /* With HS_BENCH_MIN_SCAN too: the least per-line work any scanner adds
- * (bench/bpf/minscan_loop.h) in place of the floor's loop. */
+ * (bench/bpf/minscan_loop.h) in place of the floor's loop. The hooks'
+ * programs only: in proxy mode's sk_msg program the verifier does not
+ * accept that loop (BENCHMARKS.md, "Speed, fourth pass"). */
 #include "../bench/bpf/minscan_loop.h"
 #define floor_read(p, end, t) minscan_words(p, end, t)
 #else

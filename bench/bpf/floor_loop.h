@@ -23,6 +23,21 @@ static __always_inline __u64 lf_bytes(__u64 w)
 	return (~(((x & LOW7) + LOW7) | x) >> 7) & ONES;
 }
 
+/* @n and the LF bytes of the last few bytes from @p to @end (fewer than a
+ * word), one at a time. */
+static __always_inline __u64 floor_lf_tail(__u64 n, __u8 *p, __u8 *end)
+{
+	int i;
+
+	for (i = 0; i < 7; i++) {
+		if (p + 1 > end)
+			break;
+		n += *p == '\n';
+		p++;
+	}
+	return n;
+}
+
 static __always_inline __u64 floor_lf_words(__u8 *p, __u8 *end)
 {
 	__u64 n = 0;
@@ -35,13 +50,7 @@ static __always_inline __u64 floor_lf_words(__u8 *p, __u8 *end)
 		n += (lf_bytes(*(__u64 *)p) * ONES) >> 56;
 		p += 8;
 	}
-	for (i = 0; i < 7; i++) {
-		if (p + 1 > end)
-			break;
-		n += *p == '\n';
-		p++;
-	}
-	return n;
+	return floor_lf_tail(n, p, end);
 }
 
 #endif /* HDRSTRIP_BENCH_FLOOR_LOOP_H */

@@ -110,13 +110,7 @@ static __always_inline __u64 minscan_words(__u8 *p, __u8 *end, const struct hs_t
 #endif
 		p += 8;
 	}
-	for (i = 0; i < 7; i++) {
-		if (p + 1 > end)
-			break;
-		n += *p == '\n';
-		p++;
-	}
-	return n;
+	return floor_lf_tail(n, p, end);
 }
 
 #endif /* HDRSTRIP_BENCH_MINSCAN_LOOP_H */
