@@ -68,6 +68,7 @@ void hs_list_opts_default(struct hs_list_opts *o)
 {
 	o->fold_underscore = -1;
 	o->warn = NULL;
+	o->builtin = 0;
 }
 
 void hs_list_free(struct hs_list *l)
@@ -266,7 +267,31 @@ struct line_ctx {
 	char *strings; /* where the next name's strings go */
 };
 
-static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold)
+#define KNOWN_DIRECTIVES "@fold-underscore on|off, @h2c-upgrade block|allow"
+
+/* "@key value": a directive's value, one of two words (@w1 gives 1, @w0
+ * 0), into @out. */
+static int directive_value(const struct line_ctx *c, const char *key, const char *val, size_t vlen,
+			   const char *w1, const char *w0, int *out)
+{
+	char buf[SHOW_MAX + 4];
+
+	if (vlen == strlen(w1) && !strncmp(val, w1, vlen)) {
+		*out = 1;
+		return 0;
+	}
+	if (vlen == strlen(w0) && !strncmp(val, w0, vlen)) {
+		*out = 0;
+		return 0;
+	}
+	return fail(c->err, "%s:%u: @%s takes '%s' or '%s', not \"%s\"", c->path, c->lineno, key,
+		    w1, w0, show_name(val, vlen, buf));
+}
+
+/* The list's own settings: @fold-underscore into @fold, @h2c-upgrade
+ * (block: the built-in rule, allow: none) into @h2c_block. */
+static int parse_directive(const struct line_ctx *c, const char *s, size_t len, int *fold,
+			   int *h2c_block)
 {
 	char buf[SHOW_MAX + 4];
 	const char *key = s + 1, *val;
@@ -278,19 +303,11 @@ static int parse_directive(const struct line_ctx *c, const char *s, size_t len, 
 	while (val < s + len && is_space(*val))
 		val++;
 	vlen = s + len - val;
-	if (klen == 15 && !strncmp(key, "fold-underscore", 15)) {
-		if (vlen == 2 && !strncmp(val, "on", 2)) {
-			*fold = 1;
-			return 0;
-		}
-		if (vlen == 3 && !strncmp(val, "off", 3)) {
-			*fold = 0;
-			return 0;
-		}
-		return fail(c->err, "%s:%u: @fold-underscore takes 'on' or 'off', not \"%s\"",
-			    c->path, c->lineno, show_name(val, vlen, buf));
-	}
-	return fail(c->err, "%s:%u: unknown directive \"@%s\" (known: @fold-underscore on|off)",
+	if (klen == 15 && !strncmp(key, "fold-underscore", 15))
+		return directive_value(c, "fold-underscore", val, vlen, "on", "off", fold);
+	if (klen == 11 && !strncmp(key, "h2c-upgrade", 11))
+		return directive_value(c, "h2c-upgrade", val, vlen, "block", "allow", h2c_block);
+	return fail(c->err, "%s:%u: unknown directive \"@%s\" (known: " KNOWN_DIRECTIVES ")",
 		    c->path, c->lineno, show_name(key, klen, buf));
 }
 
@@ -524,6 +541,12 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 			if (++distinct > HS_MAX_SYMS - 1) {
 				char bb[8], nb[SHOW_MAX + 4];
 
+				if (nm->builtin)
+					return fail(
+						err,
+						"%s: the built-in rule \"%s\" (it keeps h2c upgrades out) brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes: list fewer different bytes, or say \"@h2c-upgrade allow\"",
+						path, nm->orig, distinct, show_byte(f, bb),
+						HS_MAX_SYMS - 1);
 				return fail(
 					err,
 					"%s:%u: header name \"%s\" brings a %uth distinct byte (%s) into the list; names may use at most %d different bytes (a letter counts once in either case)",
@@ -574,12 +597,49 @@ static int fold_and_check(struct hs_list *l, const char *path, struct hs_err *er
 		first->line, l->fold_underscore ? " and '_' matches '-'" : "");
 }
 
+/* 1 when a request rule of @l (not folded yet) covers HS_BUILTIN_H2C:
+ * that name, or a prefix of it with '*'. The list's rule then decides. */
+static int covers_h2c(const struct hs_list *l)
+{
+	static const char h2c[] = HS_BUILTIN_H2C;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct hs_name *nm = &l->names[i];
+		size_t j;
+
+		if (!(nm->directions & HS_DIRSET_REQUEST) || nm->len > sizeof(h2c) - 1 ||
+		    (!nm->prefix && nm->len != sizeof(h2c) - 1))
+			continue;
+		for (j = 0; j < nm->len; j++)
+			if (hs_fold_byte(nm->orig[j], l->fold_underscore) != (unsigned char)h2c[j])
+				break;
+		if (j == nm->len)
+			return 1;
+	}
+	return 0;
+}
+
+/* The built-in rule into @nm, its strings at @strings (room for both). */
+static void add_builtin(struct hs_name *nm, char *strings)
+{
+	static const char h2c[] = HS_BUILTIN_H2C;
+
+	memset(nm, 0, sizeof(*nm));
+	nm->orig = strings;
+	nm->name = strings + sizeof(h2c);
+	memcpy(nm->orig, h2c, sizeof(h2c));
+	nm->len = sizeof(h2c) - 1;
+	nm->action = HS_ACT_MASK;
+	nm->directions = HS_DIRSET_REQUEST;
+	nm->builtin = 1;
+}
+
 int hs_list_parse(const char *text, size_t len, const char *path, const struct hs_list_opts *opts,
 		  struct hs_list *out, struct hs_err *err)
 {
 	struct line_ctx c = { .path = path, .err = err, .warn = opts ? opts->warn : NULL };
 	struct hs_list l = { 0 };
-	int fold = 1, r;
+	int fold = 1, h2c_block = 1, r;
 	size_t pos = 0, cap = 0, strings;
 
 	err->msg[0] = 0;
@@ -603,14 +663,16 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 	strings = 2 * (len + 1);
 	if (strings > cap * (2 * HS_MAX_NAME_LEN + 3))
 		strings = cap * (2 * HS_MAX_NAME_LEN + 3);
-	l.names = calloc(cap, sizeof(*l.names));
+	/* And room for the built-in rule. */
+	strings += 2 * sizeof(HS_BUILTIN_H2C);
+	l.names = calloc(cap + 1, sizeof(*l.names));
 	l.strings = malloc(strings);
 	if (!l.names || !l.strings) {
 		snprintf(err->msg, sizeof(err->msg), "%s: out of memory", path);
 		hs_list_free(&l);
 		return -ENOMEM;
 	}
-	hs_prefault(l.names, cap * sizeof(*l.names));
+	hs_prefault(l.names, (cap + 1) * sizeof(*l.names));
 	hs_prefault(l.strings, strings);
 	c.strings = l.strings;
 	while (pos < len) {
@@ -640,7 +702,7 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 			goto out;
 		}
 		if (*s == '@') {
-			r = parse_directive(&c, s, llen, &fold);
+			r = parse_directive(&c, s, llen, &fold, &h2c_block);
 			if (r)
 				goto out;
 			continue;
@@ -660,6 +722,18 @@ int hs_list_parse(const char *text, size_t len, const char *path, const struct h
 		goto out;
 	}
 	l.fold_underscore = opts && opts->fold_underscore >= 0 ? opts->fold_underscore : fold;
+	if (opts && opts->builtin && h2c_block && !covers_h2c(&l)) {
+		if (l.n == HS_MAX_NAMES) {
+			r = fail(
+				err,
+				"%s: %d header names leave no room for the built-in rule \"" HS_BUILTIN_H2C
+				"\" (it keeps h2c upgrades out; the limit is %d in all): list one name fewer, or list \"" HS_BUILTIN_H2C
+				"\" in place of another name, or say \"@h2c-upgrade allow\"",
+				path, HS_MAX_NAMES, HS_MAX_NAMES);
+			goto out;
+		}
+		add_builtin(&l.names[l.n++], c.strings);
+	}
 	r = fold_and_check(&l, path, err);
 	if (r)
 		goto out;

@@ -21,7 +21,8 @@ struct hs_name {
 	 * 0, from a list built by hand, as request too). A name may appear
 	 * twice, of the same kind, for disjoint directions. */
 	__u8 directions;
-	__u32 line;
+	__u8 builtin; /* 1: the built-in rule (HS_BUILTIN_H2C), on no line of the file */
+	__u32 line; /* 0 for the built-in rule */
 };
 
 struct hs_list {
@@ -38,7 +39,19 @@ struct hs_list_opts {
 	/* Called with each warning of an accepted list (names that are not
 	 * RFC 9110 tokens); NULL: silent. */
 	void (*warn)(const char *msg);
+	/* 1: add the built-in rule, HS_BUILTIN_H2C masked in requests,
+	 * unless a request rule of the list covers that name (the list's
+	 * rule then decides) or the list says "@h2c-upgrade allow". 0 (the
+	 * default): the list as written. The CLI's datapath lists set it. */
+	int builtin;
 };
+
+/* The built-in rule's name. RFC 7540 3.2: a request that upgrades a
+ * connection to HTTP/2 without TLS (h2c, "Upgrade: h2c") must carry
+ * exactly one HTTP2-Settings field, and a server must not upgrade
+ * without it. Masked, it keeps such a connection HTTP/1.1, which the
+ * scanner reads; upgraded, its HTTP/2 frames (HPACK) would not be. */
+#define HS_BUILTIN_H2C "http2-settings"
 
 #define HS_ERR_MSG 512
 

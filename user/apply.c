@@ -305,7 +305,9 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		config_defaults(&cfg);
 	cfg.active_slot = idle;
 	cfg.generation++;
-	cfg.n_names = t->n_rules;
+	/* The built-in rule, when the list has it, is its last. */
+	cfg.builtin = l->n && l->names[l->n - 1].builtin;
+	cfg.n_names = t->n_rules - cfg.builtin;
 	cfg.ifindex = d->ifindex;
 	cfg.netns_ino = d->netns_ino;
 	snprintf(cfg.ifname, sizeof(cfg.ifname), "%.*s", (int)sizeof(cfg.ifname) - 1, d->name);

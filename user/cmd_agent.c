@@ -1014,6 +1014,7 @@ static int check_config(const char *file, const struct agent_config *c, int bad)
 			continue;
 		hs_list_opts_default(&lo);
 		lo.warn = list_warn;
+		lo.builtin = 1; /* as attach reads it */
 		if (load_list(a->headers, &lo, &l) == EXIT_OK) {
 			hs_list_free(&l);
 			continue;

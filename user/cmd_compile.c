@@ -75,8 +75,8 @@ static void print_dir_rules(const struct hs_trie *t, const struct hs_list *l, __
 	int n = dir_rules(t, v, rule, dirs);
 
 	for (int k = 0; k < n; k++)
-		printf("%s %s (%s)", k ? "," : "", l->names[rule[k] - 1].orig,
-		       hs_dir_set_name(dirs[k]));
+		printf("%s %s (%s%s)", k ? "," : "", l->names[rule[k] - 1].orig,
+		       hs_dir_set_name(dirs[k]), l->names[rule[k] - 1].builtin ? ", built-in" : "");
 }
 
 static void dump_trie(const struct hs_trie *t, const struct hs_list *l)
@@ -166,7 +166,7 @@ struct compile_opts {
 };
 
 static const struct compile_opts defaults_compile = {
-	.list = { .opts = { .fold_underscore = -1, .warn = list_warn } },
+	.list = { .opts = { .fold_underscore = -1, .warn = list_warn, .builtin = 1 } },
 };
 
 static const struct option compile_options[] = {
@@ -210,14 +210,17 @@ static int do_compile(const struct compile_opts *o)
 	struct hs_trie_stats st;
 	struct hs_list l;
 	struct hs_trie *t;
-	int r = load_trie(o->list.path, &o->list.opts, &l, &t, &st);
+	int r = load_trie(o->list.path, &o->list.opts, &l, &t, &st), builtin;
 
 	if (r)
 		return r;
-	printf("%s: %u names, %u nodes, %u label bytes, %u distinct bytes, max depth %u, %u bytes"
+	/* The built-in rule, when the list has it, is its last name. */
+	builtin = l.n && l.names[l.n - 1].builtin;
+	printf("%s: %u names%s, %u nodes, %u label bytes, %u distinct bytes, max depth %u, %u bytes"
 	       " ('_' %s '-')\n",
-	       o->list.path, st.names, st.nodes, st.label_bytes, st.distinct_bytes, st.max_depth,
-	       st.bytes, l.fold_underscore ? "matches" : "does not match");
+	       o->list.path, st.names - builtin, builtin ? " + built-in " HS_BUILTIN_H2C : "",
+	       st.nodes, st.label_bytes, st.distinct_bytes, st.max_depth, st.bytes,
+	       l.fold_underscore ? "matches" : "does not match");
 	if (o->dump)
 		dump_trie(t, &l);
 	if (o->out)
@@ -243,7 +246,7 @@ struct check_opts {
 };
 
 static const struct check_opts defaults_check = {
-	.list = { .opts = { .fold_underscore = -1, .warn = list_warn } },
+	.list = { .opts = { .fold_underscore = -1, .warn = list_warn, .builtin = 1 } },
 };
 
 static const struct option check_options[] = {
@@ -295,7 +298,9 @@ static int do_check(const struct check_opts *o)
 
 			printf("%s match (id %u, %s, %s", k ? "," : "", rule[k],
 			       hs_action_name(nm->action), hs_dir_set_name(dirs[k]));
-			if (nm->prefix || strcasecmp(nm->orig, name))
+			if (nm->builtin)
+				printf(", built-in: keeps h2c upgrades out");
+			else if (nm->prefix || strcasecmp(nm->orig, name))
 				printf(", rule \"%s\"", nm->orig);
 			putchar(')');
 		}

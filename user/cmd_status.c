@@ -311,7 +311,8 @@ static void print_status(const struct found *f, int json, int last)
 			printf("}");
 			first = 0;
 		}
-		printf("],\"names\":%u,\"list\":", f->cfg.n_names);
+		printf("],\"names\":%u,\"builtin\":[%s],\"list\":", f->cfg.n_names,
+		       f->cfg.builtin ? "\"" HS_BUILTIN_H2C "\"" : "");
 		json_str(f->cfg.list_path);
 		printf(",\"updated\":\"%s\",\"generation\":%u,\"active_slot\":%u,\"ports\":", when,
 		       f->cfg.generation, f->cfg.active_slot);
@@ -363,7 +364,9 @@ static void print_status(const struct found *f, int json, int last)
 			       f->st.xdp_legacy ? ", without libxdp dispatcher" : "");
 		printf("\n");
 	}
-	printf("  list        %u names from %s\n", f->cfg.n_names, f->cfg.list_path);
+	printf("  list        %u names from %s%s\n", f->cfg.n_names, f->cfg.list_path,
+	       f->cfg.builtin ? ", and the built-in " HS_BUILTIN_H2C " (h2c upgrades kept out)"
+			      : "");
 	printf("  updated     %s (generation %u, trie slot %u)\n", when, f->cfg.generation,
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,

@@ -177,7 +177,7 @@ struct list_settings {
 #define LIST_SETTINGS_DEFAULTS                                                                     \
 	{                                                                                          \
 		.on_error = -1, .untracked = -1, .urgent = -1, .event_rate = -1, .observe = -1,    \
-		.nat = -1, .list = { .fold_underscore = -1, .warn = list_warn },                   \
+		.nat = -1, .list = { .fold_underscore = -1, .warn = list_warn, .builtin = 1 },     \
 	}
 
 /* @opt when it is one of struct list_settings': -1 when taken, or the exit

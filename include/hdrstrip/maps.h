@@ -130,7 +130,7 @@ struct hs_config {
 	__u8 untracked; /* enum hs_policy: scan, pass or drop */
 	__u8 qdisc_created; /* the loader created this device's clsact qdisc */
 	__u8 urgent; /* enum hs_urgent */
-	__u32 n_names; /* names in the active list */
+	__u32 n_names; /* names of the active list's file (the built-in rule apart) */
 	__u32 ifindex; /* the interface this state belongs to */
 	__u32 flows; /* capacity of each program's flow table */
 	__u64 netns_ino; /* ... and the inode of its network namespace */
@@ -149,7 +149,10 @@ struct hs_config {
 	 * to when the loader looked (attach, update): with none, a UDP
 	 * fragment cannot reach a tunnel (a fragment's port is unknown). */
 	__u8 udp_tunnels;
-	__u8 reserved[5];
+	/* 1: the list's last rule is the built-in one (HS_BUILTIN_H2C,
+	 * core/hlist.h), which n_names does not count. */
+	__u8 builtin;
+	__u8 reserved[4];
 	/* UDP ports a tunnel takes (--vxlan-ports, --geneve-ports,
 	 * --udp-tunnel-ports), ended by a zero port. */
 	struct hs_tunnel_port tunnels[HS_MAX_TUNNEL_PORTS];

@@ -266,12 +266,12 @@ first_line err "hdrstrip: check: give at least one NAME"
 # depth to the list.
 t "compile internal-headers.txt"
 run 0 "$HDRSTRIP" compile --headers "$INTERNAL"
-matches out "^$INTERNAL: 100 names, [0-9]+ nodes, [0-9]+ label bytes, 28 distinct bytes, max depth 24, [0-9]+ bytes \('_' matches '-'\)\$"
+matches out "^$INTERNAL: 100 names \+ built-in http2-settings, [0-9]+ nodes, [0-9]+ label bytes, 28 distinct bytes, max depth 24, [0-9]+ bytes \('_' matches '-'\)\$"
 empty err
 
 t "compile bench-headers-118.txt: one warning"
 run 0 "$HDRSTRIP" compile --headers "$BENCH"
-matches out "^$BENCH: 118 names, [0-9]+ nodes, [0-9]+ label bytes, [0-9]+ distinct bytes, max depth 40, [0-9]+ bytes \('_' matches '-'\)\$"
+matches out "^$BENCH: 118 names \+ built-in http2-settings, [0-9]+ nodes, [0-9]+ label bytes, [0-9]+ distinct bytes, max depth 40, [0-9]+ bytes \('_' matches '-'\)\$"
 same err "hdrstrip: warning: $BENCH:78: header name \"referer[sic]\" is not an RFC 9110 token ('[' is not a token character): strict servers reject such a header, lenient ones accept it; it is matched as written"
 
 t "compile --no-fold-underscore"
@@ -281,10 +281,10 @@ matches out " \('_' does not match '-'\)\$"
 t "compile: @fold-underscore off in the list"
 list fold-off.txt "@fold-underscore off" "x_a"
 run 0 "$HDRSTRIP" compile --headers "$TMP/fold-off.txt"
-matches out "^$TMP/fold-off.txt: 1 names, .* \('_' does not match '-'\)\$"
+matches out "^$TMP/fold-off.txt: 1 names \+ built-in http2-settings, .* \('_' does not match '-'\)\$"
 
 t "compile --dump"
-list two.txt "x-a" "x-ab"
+list two.txt "x-a" "x-ab" "@h2c-upgrade allow"
 run 0 "$HDRSTRIP" compile --headers "$TMP/two.txt" --dump
 # Two names, one the other's prefix: the compressed trie has one shape.
 same out "$(head -n 1 "$TMP/out")
@@ -295,6 +295,9 @@ empty err
 t "compile from standard input"
 run 0 "$HDRSTRIP" compile --headers - <"$TMP/two.txt"
 matches out "^-: 2 names, "
+list two-h2c.txt "x-a" "x-ab"
+run 0 "$HDRSTRIP" compile --headers - <"$TMP/two-h2c.txt"
+matches out "^-: 2 names \+ built-in http2-settings, "
 list bad-space.txt "x-ok" "x bad"
 run 2 "$HDRSTRIP" compile --headers - <"$TMP/bad-space.txt"
 same err "hdrstrip: <stdin>:2: invalid character ' ' in header name \"x...\" (after the name may come an action, 'mask', 'drop', 'observe' or 'reject', and a direction, 'request', 'response' or 'both')"
@@ -328,7 +331,8 @@ else
 	version=$(od -An -tu2 -j4 -N2 --endian=little "$TMP/trie.bin" | tr -d ' ')
 	[[ $version == "$trie_version" ]] || fail "version $version, expected $trie_version"
 	rules=$(od -An -tu4 -j"$off_rules" -N4 --endian=little "$TMP/trie.bin" | tr -d ' ')
-	[[ $rules == 100 ]] || fail "n_rules $rules, expected 100"
+	# The list's 100 and the built-in rule.
+	[[ $rules == 101 ]] || fail "n_rules $rules, expected 101"
 fi
 empty err
 
@@ -417,12 +421,37 @@ accept: no match"
 empty err
 
 t "compile --dump: directions"
-list dirs2.txt "x-a* response" "x-abc request" "x-abc drop response"
+list dirs2.txt "x-a* response" "x-abc request" "x-abc drop response" "@h2c-upgrade allow"
 run 0 "$HDRSTRIP" compile --headers "$TMP/dirs2.txt" --dump
 same out "$(head -n 1 "$TMP/out")
 node 0: label \"x-a\" children \"b\" from node 1 ends x-a* (response)
 node 1: label \"c\" ends x-abc (request), x-abc (response) under x-a* (response)"
 empty err
+
+t "the built-in rule: HTTP2-Settings masked in requests unless the list decides"
+list h2c.txt "x-a"
+run 0 "$HDRSTRIP" compile --headers "$TMP/h2c.txt" --dump
+same out "$(head -n 1 "$TMP/out")
+node 0: label \"\" children \"hx\" from node 1
+node 1: label \"ttp2-settings\" ends http2-settings (request, built-in)
+node 2: label \"-a\" ends x-a (request)"
+empty err
+run 0 "$HDRSTRIP" check --headers "$TMP/h2c.txt" HTTP2-Settings http2_settings
+same out "HTTP2-Settings: match (id 2, mask, request, built-in: keeps h2c upgrades out)
+http2_settings: match (id 2, mask, request, built-in: keeps h2c upgrades out)"
+list h2c-own.txt "x-a" "Http2-Settings observe" "http2-settings drop response"
+run 0 "$HDRSTRIP" check --headers "$TMP/h2c-own.txt" http2-settings
+same out "http2-settings: match (id 2, observe, request), match (id 3, drop, response)"
+list h2c-pfx.txt "x-a" "http2-* drop"
+run 0 "$HDRSTRIP" check --headers "$TMP/h2c-pfx.txt" http2-settings
+same out "http2-settings: match (id 2, drop, request, rule \"http2-*\")"
+list h2c-allow.txt "@h2c-upgrade allow" "x-a"
+run 1 "$HDRSTRIP" check --headers "$TMP/h2c-allow.txt" http2-settings
+same out "http2-settings: no match"
+list h2c-bad.txt "x-a" "@h2c-upgrade yes"
+run 2 "$HDRSTRIP" compile --headers "$TMP/h2c-bad.txt"
+empty out
+same err "hdrstrip: $TMP/h2c-bad.txt:2: @h2c-upgrade takes 'block' or 'allow', not \"yes\""
 
 t "check --no-fold-underscore"
 list underscore.txt "x_a" "x-b"
@@ -501,9 +530,16 @@ done
 t "bad: 1025 names"
 seq -f 'x-%g' 1 1025 >"$TMP/b6.txt"
 bad "$TMP/b6.txt" "hdrstrip: $TMP/b6.txt:1025: more than 1024 header names (the limit)"
-seq -f 'x-%g' 1 1024 >"$TMP/ok6.txt"
+seq -f 'x-%g' 1 1023 >"$TMP/ok6.txt"
 run 0 "$HDRSTRIP" compile --headers "$TMP/ok6.txt"
-matches out "^$TMP/ok6.txt: 1024 names, "
+matches out "^$TMP/ok6.txt: 1023 names \+ built-in http2-settings, "
+# 1024 of the list's own leave the built-in rule no room: an error that
+# says what to do, not a list without it.
+seq -f 'x-%g' 1 1024 >"$TMP/b6b.txt"
+bad "$TMP/b6b.txt" "hdrstrip: $TMP/b6b.txt: 1024 header names leave no room for the built-in rule \"http2-settings\" (it keeps h2c upgrades out; the limit is 1024 in all): list one name fewer, or list \"http2-settings\" in place of another name, or say \"@h2c-upgrade allow\""
+{ echo "@h2c-upgrade allow"; seq -f 'x-%g' 1 1024; } >"$TMP/ok6b.txt"
+run 0 "$HDRSTRIP" compile --headers "$TMP/ok6b.txt"
+matches out "^$TMP/ok6b.txt: 1024 names, "
 
 t "bad: empty list"
 list b7.txt "# only" "   # comments" ""
@@ -557,7 +593,7 @@ bad "$TMP/b8.txt" "hdrstrip: $TMP/b8.txt:2: prefix rule \"*\" needs at least one
 
 t "bad: unknown directive"
 list b9.txt "@fold-underscores off" "x-a"
-bad "$TMP/b9.txt" "hdrstrip: $TMP/b9.txt:1: unknown directive \"@fold-underscores\" (known: @fold-underscore on|off)"
+bad "$TMP/b9.txt" "hdrstrip: $TMP/b9.txt:1: unknown directive \"@fold-underscores\" (known: @fold-underscore on|off, @h2c-upgrade block|allow)"
 
 # (on a device that does not exist: should a regression get past the
 # options, nothing of the machine's is touched)

@@ -11,7 +11,8 @@ or the body alone) with a report in the format of servers/origin.js.
 Expected field lines: every line sent, in order, byte for byte, except that
 a line whose name is in LIST (a naive reading of the header-list format:
 exact names, 'prefix*' rules, case-insensitive, '_' as '-' unless
-'@fold-underscore off') becomes the masked line of the same length:
+'@fold-underscore off'; the CLI's built-in http2-settings rule unless
+'@h2c-upgrade allow' or a request rule of the list covers it) becomes the masked line of the same length:
 "y-hdrstrip: xxx..." (the filler name, set from the list). Names in --ignore are left out on both sides (lines
 a proxy adds or rewrites). With --unmasked every line is expected as sent.
 Also fails when any reported line still holds a listed name.
@@ -46,8 +47,22 @@ def esc(raw: bytes) -> str:
                    for b in raw)
 
 
+# The CLI's built-in rule (core/hlist.h, HS_BUILTIN_H2C): HTTP2-Settings
+# masked in requests, unless the list says '@h2c-upgrade allow' or a
+# request rule of its own covers the name.
+BUILTIN = "http2-settings"
+
+
+def covers(rules, fold, name):
+    for r, prefix, _ in rules:
+        rr = r.replace("_", "-") if fold else r
+        if (prefix and name.startswith(rr)) or name == rr:
+            return True
+    return False
+
+
 def read_list(path):
-    rules, fold = [], True
+    rules, fold, h2c_block, response_only = [], True, True, []
     with open(path, "rb") as f:
         for raw in f.read().decode("latin-1").splitlines():
             words = []
@@ -60,11 +75,17 @@ def read_list(path):
             if words[0].startswith("@"):
                 if words[0] == "@fold-underscore":
                     fold = words[1] == "on"
+                if words[0] == "@h2c-upgrade":
+                    h2c_block = words[1] == "block"
                 continue
             action = words[1].lower() if len(words) > 1 else "mask"
             name = words[0].lower()
             prefix = name.endswith("*")
             rules.append((name.rstrip("*"), prefix, action))
+            if "response" in (w.lower() for w in words[1:]):
+                response_only.append(rules[-1])
+    if h2c_block and not covers([r for r in rules if r not in response_only], fold, BUILTIN):
+        rules.append((BUILTIN, False, "mask"))
     # The masked forms below take this list's filler name.
     global FILL
     FILL = choose_fill(rules, fold) or FILL

@@ -38,6 +38,7 @@ PORT_NODE_INSECURE=8082 # start_node_insecure (not in start_servers, HS_PORTS)
 PORT_NODE_H2C=8084
 PORT_NGINX_H2C=8085
 PORT_PYTHON_SIMPLE=8086
+PORT_NODE_H2C_UPGRADE=8087 # start_node_h2c_upgrade
 HS_PORTS=$PORT_NODE,$PORT_NGINX,$PORT_PYTHON
 
 CNS= SNS= CDEV= SDEV= WORK= PYTHON=python3
@@ -539,6 +540,18 @@ start_node_h2c() {
 	E2E_PIDS+=($!)
 	wait_listen "$SNS" "$PORT_NODE_H2C" node-h2c $!
 	log "ok: node h2c origin on :$PORT_NODE_H2C"
+}
+
+# The same in upgrade mode: HTTP/1.1 that upgrades to h2c as RFC 7540 3.2
+# lets a server, reporting as "node-h2c-upgrade" in $WORK/node-h2c-upgrade.log.
+start_node_h2c_upgrade() {
+	require_tools node
+	srv_run node "$E2E_DIR/servers/h2origin.js" "$PORT_NODE_H2C_UPGRADE" \
+		"$WORK/node-h2c-upgrade.log" node-h2c-upgrade upgrade \
+		>"$WORK/node-h2c-upgrade.out.log" 2>&1 &
+	E2E_PIDS+=($!)
+	wait_listen "$SNS" "$PORT_NODE_H2C_UPGRADE" node-h2c-upgrade $!
+	log "ok: node h2c-by-Upgrade origin on :$PORT_NODE_H2C_UPGRADE"
 }
 
 # Python's SimpleHTTPRequestHandler as it is (it never reads a request's

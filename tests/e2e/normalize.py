@@ -1287,6 +1287,60 @@ def h2c_pass(t):
     c.quiet(0.3)
 
 
+# h2c by Upgrade (RFC 7540 3.2): an origin that upgrades as the RFC lets it
+# (servers/h2origin.js in upgrade mode) reads HTTP/2 after its 101, whose
+# HPACK fields no hook reads. The CLI's built-in rule masks HTTP2-Settings,
+# without which the RFC forbids the upgrade: the origin answers in HTTP/1.1.
+H2C_UPGRADE = ("node-h2c-upgrade",)
+
+
+def h2c_upgrade_try(t):
+    """The upgrade request; after a 101, the preface, SETTINGS and a HEADERS
+    frame on stream 3 with an internal field (an HPACK literal). Returns
+    the status line."""
+    c = t.conn()
+    if not c:
+        return None
+    r = req(t.host, [b"Connection: Upgrade, HTTP2-Settings", b"Upgrade: h2c",
+                     b"HTTP2-Settings: AAMAAABkAAQAAP__", b"X-Keep: k"], target=b"/up")
+    t.must_ack(c, c.send(r), "the upgrade request")
+    end = time.monotonic() + 3.0
+    while b"\r\n\r\n" not in c.rx and not c.reset and time.monotonic() < end:
+        c.link.poll(0.05)
+    status = bytes(c.rx).split(b"\r\n", 1)[0]
+    t.note("answer: %r" % status[:40])
+    if not status.startswith(b"HTTP/1.1 101"):
+        return status
+    block = b"\x82\x86" + hpack_literal(b":path", b"/h2") + hpack_literal(b":authority", t.host)
+    block += hpack_literal(b"x-internal-auth", t.tok)
+    t.must_ack(c, c.send(H2_PREFACE + h2_frame(4, 0, 0, b"") + h2_frame(1, 0x05, 3, block)),
+               "the preface and frames after the 101")
+    end = time.monotonic() + 3.0
+    while t.tok not in c.rx and not c.reset and time.monotonic() < end:
+        c.link.poll(0.05)
+    return status
+
+
+@case("h2c-upgrade", 13, "h2c by Upgrade to an origin that upgrades as RFC 7540 3.2 lets it: "
+      "HTTP2-Settings masked by the built-in rule, so the origin answers in HTTP/1.1 (no 101) and "
+      "never reads HTTP/2", origins=H2C_UPGRADE, counters={"headers_masked": 1})
+def h2c_upgrade(t):
+    t.want_reports = 1
+    status = h2c_upgrade_try(t)
+    if status is not None and not status.startswith(b"HTTP/1.1 200"):
+        t.problem("the origin answered %r, not 200 in HTTP/1.1" % status[:40])
+
+
+@case("h2c-upgrade-allowed", 13, "the same after an update to a list that says '@h2c-upgrade "
+      "allow': the origin upgrades (101) and reads the internal field sent in HTTP/2 (the blind "
+      "spot the built-in rule closes)", group="short", origins=H2C_UPGRADE, expect_leak=True)
+def h2c_upgrade_allowed(t):
+    t.want_reports = 2
+    status = h2c_upgrade_try(t)
+    if status is not None and not status.startswith(b"HTTP/1.1 101"):
+        t.problem("the origin answered %r, not 101" % status[:40])
+
+
 # --- class 14: a body on a method that defines no use for one -----------------------
 
 def smuggled(t):

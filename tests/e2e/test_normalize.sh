@@ -8,7 +8,8 @@
 # segment, IPv4 and IPv6 fragments (the hooks drop them by --on-error; in
 # origin mode the stack puts them together and the stream is scanned); and
 # request and field lines that some parser reads otherwise;
-# HTTP/2's preface (against node's and nginx's h2c servers), a GET whose
+# HTTP/2's preface (against node's and nginx's h2c servers), h2c by
+# Upgrade (against an origin that upgrades as RFC 7540 allows), a GET whose
 # body is a request (Python's SimpleHTTPRequestHandler reads it as one), a
 # length after a line Python's header parser stops at. The BIG TCP cases
 # (packets over 64 KiB, MTU 65535) use the client namespace's own TCP
@@ -56,19 +57,22 @@ fi
 NGINX_H2C=1 start_servers
 start_node_insecure
 start_node_h2c
+start_node_h2c_upgrade
 start_python_simple
-PORTS=$HS_PORTS,$PORT_NODE_INSECURE,$PORT_NODE_H2C,$PORT_NGINX_H2C,$PORT_PYTHON_SIMPLE
+PORTS=$HS_PORTS,$PORT_NODE_INSECURE,$PORT_NODE_H2C,$PORT_NGINX_H2C,$PORT_PYTHON_SIMPLE,$PORT_NODE_H2C_UPGRADE
 
 LIST=$WORK/list
 write_main_list "$LIST"
 echo "x-real-ip" >>"$LIST"
 SHORT=$WORK/list-short
 cp "$LIST" "$SHORT"
-printf 'x\nx-\n' >>"$SHORT"
+# ... and h2c upgrades let through (case h2c-upgrade-allowed).
+printf 'x\nx-\n@h2c-upgrade allow\n' >>"$SHORT"
 ORIGINS=(--origin "node:$PORT_NODE:$WORK/node.log" --origin "node-insecure:$PORT_NODE_INSECURE:$WORK/node-insecure.log"
 	--origin "nginx:$PORT_NGINX:$WORK/nginx.log" --origin "python:$PORT_PYTHON:$WORK/python.log"
 	--origin "node-h2c:$PORT_NODE_H2C:$WORK/node-h2c.log" --origin "nginx-h2c:$PORT_NGINX_H2C:$WORK/nginx.log"
-	--origin "python-simple:$PORT_PYTHON_SIMPLE:$WORK/python-simple.log")
+	--origin "python-simple:$PORT_PYTHON_SIMPLE:$WORK/python-simple.log"
+	--origin "node-h2c-upgrade:$PORT_NODE_H2C_UPGRADE:$WORK/node-h2c-upgrade.log")
 SMAC=$(ip -n "$SNS" -o link show dev "$SDEV" | sed -E 's/.*link\/ether ([0-9a-f:]+).*/\1/')
 [[ $SMAC =~ ^[0-9a-f:]{17}$ ]] || fail "no MAC address for $SDEV: '$SMAC'"
 RESULTS=$WORK/results.json
@@ -197,7 +201,7 @@ done
 rc=0
 normalize judge "$RESULTS" || rc=$?
 if [ -z "${NORMALIZE_CASES:-}" ]; then
-	for f in node node-insecure nginx python node-h2c python-simple; do
+	for f in node node-insecure nginx python node-h2c python-simple node-h2c-upgrade; do
 		[ -s "$WORK/$f.log" ] || fail "$f's log is empty: no case reached it"
 	done
 fi

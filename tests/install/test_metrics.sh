@@ -73,7 +73,8 @@ stats = stats[0]
 dev, ns = sys.argv[3], sys.argv[4]
 version = sys.argv[6]
 want_actions = {"x-internal-auth": "mask", "x-edge-*": "mask", 'x-q"uote': "mask",
-                "x-back\\slash": "mask", "x-secret": "drop"}
+                "x-back\\slash": "mask", "x-secret": "drop",
+                "http2-settings": "mask"}  # the built-in rule (README, "Header lists")
 names = re.findall(r'\bX\(([a-z0-9_]+),', open(sys.argv[5]).read().split("#define HS_COUNTERS(X)")[1].split("\n\n")[0])
 assert names, "no counter names in counters.h"
 def one(fam, **want):

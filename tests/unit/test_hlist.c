@@ -474,7 +474,7 @@ static void test_error_no_secrets(void **state)
 		"test.list:1: header name is 200 bytes long; the limit is 128");
 	expect_error(
 		"@secret=hunter2\n",
-		"test.list:1: unknown directive \"@secret...\" (known: @fold-underscore on|off)");
+		"test.list:1: unknown directive \"@secret...\" (known: @fold-underscore on|off, @h2c-upgrade block|allow)");
 	expect_error("@fold-underscore hunter2=x\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"hunter2...\"");
 	expect_error(
@@ -681,16 +681,176 @@ static void test_error_star_alone(void **state)
 static void test_error_directives(void **state)
 {
 	(void)state;
-	expect_error("x-a\n@foo bar\n",
-		     "test.list:2: unknown directive \"@foo\" (known: @fold-underscore on|off)");
-	expect_error("@\n",
-		     "test.list:1: unknown directive \"@\" (known: @fold-underscore on|off)");
+	expect_error(
+		"x-a\n@foo bar\n",
+		"test.list:2: unknown directive \"@foo\" (known: @fold-underscore on|off, @h2c-upgrade block|allow)");
+	expect_error(
+		"@\n",
+		"test.list:1: unknown directive \"@\" (known: @fold-underscore on|off, @h2c-upgrade block|allow)");
 	expect_error("@fold-underscore yes\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"yes\"");
 	expect_error("@fold-underscore\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"\"");
 	expect_error("@fold-underscore on off\nx-a\n",
 		     "test.list:1: @fold-underscore takes 'on' or 'off', not \"on...\"");
+}
+
+/* ---- the built-in rule (HTTP2-Settings masked in requests) ---- */
+
+/* Parse @text as the CLI does (built-in rule on); 0 or -errno, @err set. */
+static int parse_builtin(const char *text, struct hs_list *l, struct hs_err *err)
+{
+	struct hs_list_opts o;
+
+	hs_list_opts_default(&o);
+	o.builtin = 1;
+	return hs_list_parse(text, strlen(text), TEST_LIST_PATH, &o, l, err);
+}
+
+/* The rule of @l that is the built-in one, or -1; every other is not. */
+static int builtin_index(const struct hs_list *l)
+{
+	int at = -1;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->names[i].builtin) {
+			assert_int_equal(at, -1);
+			at = (int)i;
+		}
+	return at;
+}
+
+static void test_builtin_added(void **state)
+{
+	struct hs_list l;
+	struct hs_err err;
+
+	(void)state;
+	/* Off by default: the list as written. */
+	parse_ok("x-a\n", -1, &l);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(builtin_index(&l), -1);
+	hs_list_free(&l);
+	/* On: after the list's own names, a request mask rule on no line. */
+	assert_int_equal(parse_builtin("x-a\nx-b drop\n", &l, &err), 0);
+	assert_int_equal(l.n, 3);
+	assert_int_equal(builtin_index(&l), 2);
+	expect_rule(&l, 2, "http2-settings", "http2-settings", 0, HS_ACT_MASK, HS_DIRSET_REQUEST,
+		    0);
+	expect_rule(&l, 1, "x-b", "x-b", 0, HS_ACT_DROP, HS_DIRSET_REQUEST, 2);
+	hs_list_free(&l);
+	/* A response rule of that name leaves requests to the built-in one. */
+	assert_int_equal(parse_builtin("HTTP2-Settings observe response\n", &l, &err), 0);
+	assert_int_equal(l.n, 2);
+	expect_rule(&l, 1, "http2-settings", "http2-settings", 0, HS_ACT_MASK, HS_DIRSET_REQUEST,
+		    0);
+	hs_list_free(&l);
+	/* With '_' not folded, "http2_settings" is another name. */
+	assert_int_equal(parse_builtin("@fold-underscore off\nhttp2_settings observe\n", &l, &err),
+			 0);
+	assert_int_equal(builtin_index(&l), 1);
+	hs_list_free(&l);
+}
+
+static void test_builtin_list_decides(void **state)
+{
+	/* A request rule that covers the name (itself in any case, through
+	 * '_', or a prefix of it) decides instead; so does the directive. */
+	static const char *const texts[] = {
+		"x-a\nhttp2-settings observe\n",
+		"x-a\nHTTP2-Settings drop\n",
+		"http2_settings\n",
+		"x-a\nhttp2-* observe both\n",
+		"h*\n",
+		"http2-settings*\n",
+		"x-a\n@h2c-upgrade allow\n",
+		"@h2c-upgrade block\n@h2c-upgrade allow\nx-a\n",
+	};
+	struct hs_list l;
+	struct hs_err err;
+
+	(void)state;
+	for (size_t k = 0; k < HS_ARRAY_SIZE(texts); k++) {
+		assert_int_equal(parse_builtin(texts[k], &l, &err), 0);
+		if (builtin_index(&l) != -1)
+			fail_msg("the built-in rule was added to \"%s\"", texts[k]);
+		hs_list_free(&l);
+	}
+	/* Not a prefix of it, or a longer name: the built-in rule stays. */
+	assert_int_equal(parse_builtin("http2-settingsx\nhttp3-*\n@h2c-upgrade block\n", &l, &err),
+			 0);
+	assert_int_equal(builtin_index(&l), 2);
+	hs_list_free(&l);
+}
+
+/* Names that use @n distinct name bytes (after folding), "http" first,
+ * never @skip, about eight a line. */
+static char *distinct_names(int n, char skip)
+{
+	char *text = calloc(1, 256), *p = text;
+	int used = 0;
+
+	p += sprintf(p, "http");
+	used = 3;
+	for (int c = 0x21; c < 0x7f && used < n; c++) {
+		/* ('*' would end a prefix rule; each line starts with 'h', so
+		 * that none is a comment or a directive.) */
+		if (c == ':' || c == skip || (c >= 'A' && c <= 'Z') || c == '_' || c == '*' ||
+		    c == 'h' || c == 't' || c == 'p')
+			continue;
+		*p++ = (char)c;
+		if (++used % 8 == 0)
+			p += sprintf(p, "\nh");
+	}
+	assert_int_equal(used, n);
+	*p = '\n';
+	return text;
+}
+
+static void test_builtin_limits(void **state)
+{
+	struct hs_list l;
+	struct hs_err err;
+	char *text, msg[HS_ERR_MSG];
+
+	(void)state;
+	/* A full list leaves it no room: an error that says what to do. */
+	text = numbered_names("", HS_MAX_NAMES);
+	assert_int_equal(parse_builtin(text, &l, &err), -EINVAL);
+	assert_int_equal(err.bad_input, 1);
+	snprintf(
+		msg, sizeof(msg),
+		"test.list: %d header names leave no room for the built-in rule \"http2-settings\" (it keeps h2c upgrades out; the limit is %d in all): list one name fewer, or list \"http2-settings\" in place of another name, or say \"@h2c-upgrade allow\"",
+		HS_MAX_NAMES, HS_MAX_NAMES);
+	assert_string_equal(err.msg, msg);
+	free(text);
+	text = numbered_names("@h2c-upgrade allow\n", HS_MAX_NAMES);
+	assert_int_equal(parse_builtin(text, &l, &err), 0);
+	assert_int_equal(l.n, HS_MAX_NAMES);
+	hs_list_free(&l);
+	free(text);
+	text = numbered_names("", HS_MAX_NAMES - 1);
+	assert_int_equal(parse_builtin(text, &l, &err), 0);
+	assert_int_equal(builtin_index(&l), HS_MAX_NAMES - 1);
+	hs_list_free(&l);
+	free(text);
+	/* 63 distinct bytes, "http" among them but not '2': the built-in
+	 * rule's '2' goes over, and the message names the rule. */
+	text = distinct_names(63, '2');
+	assert_int_equal(parse_builtin(text, &l, &err), -EINVAL);
+	free(text);
+	assert_string_equal(
+		err.msg,
+		"test.list: the built-in rule \"http2-settings\" (it keeps h2c upgrades out) brings a 64th distinct byte ('2') into the list; names may use at most 63 different bytes: list fewer different bytes, or say \"@h2c-upgrade allow\"");
+}
+
+static void test_builtin_directive_errors(void **state)
+{
+	(void)state;
+	expect_error("@h2c-upgrade on\nx-a\n",
+		     "test.list:1: @h2c-upgrade takes 'block' or 'allow', not \"on\"");
+	expect_error("x-a\n@h2c-upgrade\n",
+		     "test.list:2: @h2c-upgrade takes 'block' or 'allow', not \"\"");
 }
 
 /* ---- files ---- */
@@ -800,6 +960,10 @@ int main(void)
 		cmocka_unit_test(test_error_empty_list),
 		cmocka_unit_test(test_error_star_alone),
 		cmocka_unit_test(test_error_directives),
+		cmocka_unit_test(test_builtin_added),
+		cmocka_unit_test(test_builtin_list_decides),
+		cmocka_unit_test(test_builtin_limits),
+		cmocka_unit_test(test_builtin_directive_errors),
 		cmocka_unit_test(test_load_missing_and_directory),
 		cmocka_unit_test(test_load_file),
 		cmocka_unit_test(test_byte_classes),
