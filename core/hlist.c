@@ -71,6 +71,11 @@ void hs_list_opts_default(struct hs_list_opts *o)
 	o->builtin = 0;
 }
 
+int hs_list_builtin(const struct hs_list *l)
+{
+	return l->n && l->names[l->n - 1].builtin;
+}
+
 void hs_list_free(struct hs_list *l)
 {
 	free(l->names);

@@ -79,6 +79,12 @@ int hs_list_load(const char *path, const struct hs_list_opts *opts, struct hs_li
 
 void hs_list_free(struct hs_list *l);
 
+/* 1 when @l's last rule is the built-in one (the only place it goes). */
+int hs_list_builtin(const struct hs_list *l);
+
+/* How messages count a list with the built-in rule: "N names" then this. */
+#define HS_BUILTIN_NOTE " + built-in " HS_BUILTIN_H2C
+
 /* Fault in the pages of [@p, @p + @len) in one system call, before they
  * are written: page faults one by one cost far more on some virtual
  * machines (~12 us each, against < 1 us a page here). */

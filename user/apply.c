@@ -305,8 +305,7 @@ int apply_prepare(const struct dev *d, const struct dev_maps *m, const struct hs
 		config_defaults(&cfg);
 	cfg.active_slot = idle;
 	cfg.generation++;
-	/* The built-in rule, when the list has it, is its last. */
-	cfg.builtin = l->n && l->names[l->n - 1].builtin;
+	cfg.builtin = hs_list_builtin(l);
 	cfg.n_names = t->n_rules - cfg.builtin;
 	cfg.ifindex = d->ifindex;
 	cfg.netns_ino = d->netns_ino;

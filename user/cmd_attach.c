@@ -287,8 +287,8 @@ static void warn_say(void *arg, const char *msg)
 }
 
 static void attach_report(const struct attach_opts *o, const struct dev *d,
-			  const struct hs_config *cfg, const struct hs_trie *t, int shared,
-			  int mode, int legacy, int have_bpffs)
+			  const struct hs_config *cfg, int shared, int mode, int legacy,
+			  int have_bpffs)
 {
 	int settings = o->set.ports_given || o->set.on_error >= 0;
 	char ports[256];
@@ -305,11 +305,12 @@ static void attach_report(const struct attach_opts *o, const struct dev *d,
 		       "memory\n",
 		       o->flows, flows_bytes(o->flows) >> 20);
 	ports_format(cfg->ports, ports, sizeof(ports));
-	printf("attached %s%s to '%s': %u names from %s, ports %s, on-error %s; maps in %s\n",
+	printf("attached %s%s to '%s': %u names from %s%s, ports %s, on-error %s; maps in %s\n",
 	       hs_hook_name(o->hook),
 	       o->hook == HS_HOOK_XDP ? (mode == XDP_MODE_SKB ? " (skb mode)" : " (native mode)")
 				      : "",
-	       d->name, t->n_rules, o->set.headers, ports, hs_policy_name(cfg->on_error),
+	       d->name, cfg->n_names, o->set.headers, cfg->builtin ? HS_BUILTIN_NOTE : "", ports,
+	       hs_policy_name(cfg->on_error),
 	       have_bpffs ? d->pin_dir : "no pins (bpffs unavailable)");
 	mode_note(d, 0, cfg->observe);
 	if (!d->cgroup)
@@ -451,7 +452,7 @@ static int do_attach(const struct attach_opts *o)
 			goto out;
 		}
 	}
-	attach_report(o, d, &next, run.t, shared, mode, legacy, have_bpffs);
+	attach_report(o, d, &next, shared, mode, legacy, have_bpffs);
 	if (o->receive)
 		printf("origin mode: what the processes of %s receive on connections they accept "
 		       "from now on is masked before they read it; %d connection%s accepted before "

@@ -214,12 +214,11 @@ static int do_compile(const struct compile_opts *o)
 
 	if (r)
 		return r;
-	/* The built-in rule, when the list has it, is its last name. */
-	builtin = l.n && l.names[l.n - 1].builtin;
+	builtin = hs_list_builtin(&l);
 	printf("%s: %u names%s, %u nodes, %u label bytes, %u distinct bytes, max depth %u, %u bytes"
 	       " ('_' %s '-')\n",
-	       o->list.path, st.names - builtin, builtin ? " + built-in " HS_BUILTIN_H2C : "",
-	       st.nodes, st.label_bytes, st.distinct_bytes, st.max_depth, st.bytes,
+	       o->list.path, st.names - builtin, builtin ? HS_BUILTIN_NOTE : "", st.nodes,
+	       st.label_bytes, st.distinct_bytes, st.max_depth, st.bytes,
 	       l.fold_underscore ? "matches" : "does not match");
 	if (o->dump)
 		dump_trie(t, &l);

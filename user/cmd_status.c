@@ -365,8 +365,7 @@ static void print_status(const struct found *f, int json, int last)
 		printf("\n");
 	}
 	printf("  list        %u names from %s%s\n", f->cfg.n_names, f->cfg.list_path,
-	       f->cfg.builtin ? ", and the built-in " HS_BUILTIN_H2C " (h2c upgrades kept out)"
-			      : "");
+	       f->cfg.builtin ? HS_BUILTIN_NOTE : "");
 	printf("  updated     %s (generation %u, trie slot %u)\n", when, f->cfg.generation,
 	       f->cfg.active_slot);
 	printf("  ports       %s\n  on-error    %s\n  untracked   %s\n", ports,

@@ -150,8 +150,9 @@ static int do_update(const struct update_opts *o)
 	 * bpffs the update is done all the same. */
 	if (!bpffs_ensure(0))
 		pins_sync(d, &st, m, &before);
-	printf("updated '%s': %u names from %s (generation %u)\n", d->name, run.t->n_rules,
-	       o->set.headers, run.t->generation);
+	printf("updated '%s': %u names from %s%s (generation %u)\n", d->name,
+	       run.t->n_rules - hs_list_builtin(&run.l), o->set.headers,
+	       hs_list_builtin(&run.l) ? HS_BUILTIN_NOTE : "", run.t->generation);
 	mode_note(d, before.observe, o->set.observe >= 0 ? o->set.observe : before.observe);
 	rc = EXIT_OK;
 out:
