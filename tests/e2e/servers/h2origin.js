@@ -15,9 +15,9 @@
  * preface are served and reported as above; the upgraded request itself
  * is reported with "upgrade: h2c" and not answered on stream 1). Any other
  * request, an upgrade the RFC does not allow included, is answered in
- * HTTP/1.1 (with "upgrade: refused" when it asked for one). That is what
- * the h2c servers that upgrade do (Go's x/net/http2/h2c, Netty, Tomcat,
- * Jetty, Apache's mod_http2: none upgrades without HTTP2-Settings).
+ * HTTP/1.1 (with "upgrade: refused" when it asked for one). Servers that
+ * upgrade check the same (lighttpd and libmicrohttpd ignore the Upgrade
+ * without HTTP2-Settings; Go's x/net/http2/h2c answers 500).
  *
  * Usage: node h2origin.js PORT LOGFILE [NAME [MODE]]
  */
