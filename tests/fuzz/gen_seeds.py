@@ -136,6 +136,12 @@ def hlist_seeds(corpus):
     out["directions-twice"] = b"\2x-a* response\nx-a*\nx-a drop\nx-a observe response\nx-* both\n"
     out["bad-direction"] = b"\0x-a\nx-b mask respones\nx-c drop both extra\n"
     out["bad-dup-direction"] = b"\0x-a both\nx-a response\n"
+    # Bit 4: the CLI's built-in rule (http2-settings) on.
+    out["builtin-internal"] = b"\4" + open(os.path.join(corpus, "internal-headers.txt"), "rb").read()
+    out["builtin-allow"] = b"\4x-a\n@h2c-upgrade allow\n"
+    out["builtin-own"] = b"\4x-a\nHTTP2_Settings observe\nhttp2-settings drop response\n"
+    out["builtin-prefix"] = b"\5h*\n@fold-underscore off\nhttp2_settings\n"
+    out["builtin-block"] = b"\6@h2c-upgrade block\nx-a\nhttp3-*\n"
     return out
 
 

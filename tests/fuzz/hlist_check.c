@@ -49,11 +49,13 @@ static int word_is(const char *w, size_t n, const char *word)
 }
 
 /* Read an accepted list's text into @r and @dirs; returns its
- * '@fold-underscore' setting (1 when none). */
-static int naive_read(const char *t, size_t len, struct lib_list *r, int *dirs)
+ * '@fold-underscore' setting (1 when none), and its '@h2c-upgrade' one
+ * in @h2c_block (1 when none). */
+static int naive_read(const char *t, size_t len, struct lib_list *r, int *dirs, int *h2c_block)
 {
 	int fold = 1;
 
+	*h2c_block = 1;
 	memset(r, 0, sizeof(*r));
 	for (size_t pos = 0; pos < len;) {
 		const char *s = t + pos, *nl = memchr(s, '\n', len - pos);
@@ -72,6 +74,10 @@ static int naive_read(const char *t, size_t len, struct lib_list *r, int *dirs)
 		}
 		if (!n)
 			continue;
+		if (*s == '@' && n > 12 && !memcmp(s, "@h2c-upgrade", 12)) {
+			*h2c_block = !(n >= 5 && !memcmp(s + n - 5, "allow", 5));
+			continue;
+		}
 		if (*s == '@') {
 			fold = !(n >= 3 && !memcmp(s + n - 3, "off", 3));
 			continue;
@@ -302,7 +308,7 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 	struct hs_err err;
 	const char *text = size ? (const char *)data + 1 : "";
 	size_t len = size ? size - 1 : 0, budget = HL_MAX_QUERIES, i;
-	int r, fold, resp = 0;
+	int r, fold, h2c_block, builtin = 0, resp = 0;
 
 	if (why_size)
 		why[0] = 0;
@@ -311,6 +317,8 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		o.fold_underscore = 0;
 	else if (size && (data[0] & 3) == 2)
 		o.fold_underscore = 1;
+	/* The CLI's lists: with the built-in rule. */
+	o.builtin = size && (data[0] & 4);
 	r = hs_list_parse(text, len, "fuzz.list", &o, &l, &err);
 	if (r) {
 		if (r != -EINVAL || !err.bad_input || !err.msg[0])
@@ -322,9 +330,20 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 	}
 
 	/* The parser's list is the one the text spells. */
-	fold = naive_read(text, len, &g_ref, g_dirs);
+	fold = naive_read(text, len, &g_ref, g_dirs, &h2c_block);
 	g_ref.fold_underscore = o.fold_underscore >= 0 ? o.fold_underscore : fold;
 	split_dirs(&g_ref, g_dirs);
+	/* The built-in rule, read the plain way: after the list's own names,
+	 * unless the list allows h2c upgrades or a request rule of its own
+	 * matches the name (the reference matcher decides). */
+	if (o.builtin && h2c_block && g_ref.n < LIB_MAX_RULES &&
+	    !lib_match(&g_dir_ref[HS_DIR_REQUEST], (const uint8_t *)HS_BUILTIN_H2C,
+		       strlen(HS_BUILTIN_H2C))) {
+		g_dirs[g_ref.n] = 1 << HS_DIR_REQUEST;
+		lib_add(&g_ref, HS_BUILTIN_H2C, strlen(HS_BUILTIN_H2C), HS_ACT_MASK);
+		split_dirs(&g_ref, g_dirs);
+		builtin = 1;
+	}
 	check_no_overlap(&g_ref, g_dirs, &e);
 	if (l.fold_underscore != g_ref.fold_underscore)
 		failf(&e, "fold-underscore %d, the text says %d", l.fold_underscore,
@@ -334,6 +353,10 @@ int hl_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 	for (i = 0; i < l.n && !e.failed; i++) {
 		const struct lib_rule *rr = &g_ref.rules[i];
 
+		if (l.names[i].builtin != (builtin && i == l.n - 1))
+			failf(&e, "name %zu is%s the built-in rule, the text says%s", i,
+			      l.names[i].builtin ? "" : " not",
+			      l.names[i].builtin ? " not" : " so");
 		if (strlen(l.names[i].orig) != rr->len + rr->prefix ||
 		    memcmp(l.names[i].orig, rr->name, rr->len) || l.names[i].prefix != rr->prefix ||
 		    l.names[i].action != rr->action || l.names[i].directions != g_dirs[i])
