@@ -107,7 +107,7 @@ static int do_update(const struct update_opts *o)
 	struct list_run run;
 	struct dev *d = &run.d;
 	struct dev_maps *m = &run.m;
-	int r, rc;
+	int r, rc, builtin;
 
 	rc = list_run_begin("update", &o->set, o->dev, &run);
 	if (rc >= 0)
@@ -150,9 +150,10 @@ static int do_update(const struct update_opts *o)
 	 * bpffs the update is done all the same. */
 	if (!bpffs_ensure(0))
 		pins_sync(d, &st, m, &before);
+	builtin = hs_list_builtin(&run.l);
 	printf("updated '%s': %u names from %s%s (generation %u)\n", d->name,
-	       run.t->n_rules - hs_list_builtin(&run.l), o->set.headers,
-	       hs_list_builtin(&run.l) ? HS_BUILTIN_NOTE : "", run.t->generation);
+	       run.t->n_rules - builtin, o->set.headers, builtin ? HS_BUILTIN_NOTE : "",
+	       run.t->generation);
 	mode_note(d, before.observe, o->set.observe >= 0 ? o->set.observe : before.observe);
 	rc = EXIT_OK;
 out:

@@ -49,14 +49,20 @@ function esc(s) {
 
 const server = http2.createServer();
 
-server.on('stream', (stream, headers, flags, rawHeaders) => {
+/* Read a request's body (an HTTP/2 stream or an HTTP/1.1 request), then
+ * call @done with its length and digest. */
+function readBody(src, done) {
 	let bodyBytes = 0;
 	const digest = crypto.createHash('sha256');
-	stream.on('data', (chunk) => {
+	src.on('data', (chunk) => {
 		bodyBytes += chunk.length;
 		digest.update(chunk);
 	});
-	stream.on('end', () => {
+	src.on('end', () => done(bodyBytes, digest));
+}
+
+server.on('stream', (stream, headers, flags, rawHeaders) => {
+	readBody(stream, (bodyBytes, digest) => {
 		const r = report(`${esc(String(headers[':method']))} ${esc(String(headers[':path']))} HTTP/2`,
 			rawHeaders, [], bodyBytes, digest);
 		stream.respond({ ':status': 200, 'content-type': 'text/plain' });
@@ -75,24 +81,25 @@ function report(request, rawHeaders, extra, bodyBytes, digest) {
 	return r;
 }
 
-/* The comma-separated tokens of a request's fields @name, lowercase. */
-function tokens(req, name) {
+/* The values of a request's fields named @name (lowercase), in order. */
+function values(req, name) {
 	const out = [];
 	for (let i = 0; i < req.rawHeaders.length; i += 2)
 		if (req.rawHeaders[i].toLowerCase() === name)
-			out.push(...req.rawHeaders[i + 1].split(',').map((t) => t.trim().toLowerCase()));
+			out.push(req.rawHeaders[i + 1]);
 	return out;
+}
+
+/* The comma-separated tokens of those fields, lowercase. */
+function tokens(req, name) {
+	return values(req, name).flatMap((v) => v.split(',').map((t) => t.trim().toLowerCase()));
 }
 
 /* RFC 7540 3.2: may this request upgrade the connection to h2c? */
 function mayUpgrade(req) {
-	let settings = 0;
-
-	for (let i = 0; i < req.rawHeaders.length; i += 2)
-		if (req.rawHeaders[i].toLowerCase() === 'http2-settings')
-			settings++;
 	return tokens(req, 'upgrade').includes('h2c') &&
-		tokens(req, 'connection').includes('http2-settings') && settings === 1;
+		tokens(req, 'connection').includes('http2-settings') &&
+		values(req, 'http2-settings').length === 1;
 }
 
 function http1Request(req) {
@@ -105,13 +112,7 @@ function http1Answer(sock, r) {
 }
 
 const h1 = upgradeMode ? http.createServer((req, res) => {
-	let bodyBytes = 0;
-	const digest = crypto.createHash('sha256');
-	req.on('data', (chunk) => {
-		bodyBytes += chunk.length;
-		digest.update(chunk);
-	});
-	req.on('end', () => {
+	readBody(req, (bodyBytes, digest) => {
 		const r = report(http1Request(req), req.rawHeaders, [], bodyBytes, digest);
 		res.writeHead(200, { 'Content-Type': 'text/plain', 'Content-Length': Buffer.byteLength(r) });
 		res.end(r);
