@@ -4,15 +4,36 @@
 # command line); print PASS, FAIL or SKIP for each and a summary. Exit status
 # 1 when any test failed, else 0. Needs root; 'make test-e2e' runs it (and
 # builds the test-only BPF objects in tests/e2e/bpf/ first).
-# A failing test's last lines are shown; E2E_VERBOSE=1 shows every step.
-# The whole run should stay within E2E_BUDGET seconds (default 1200: the
-# 29 suites took 925 s on two shared and busy cores on 2026-12-04, the 21
-# of 2026-12-02 660-730 s on CI's, so this flags growth past that, not the
-# run as it is); the summary says when it did not.
+# A failing test's last lines are shown; E2E_VERBOSE=1 shows every step (and
+# runs one suite at a time, so that their lines do not mix).
+#
+# Two suites run at once (E2E_JOBS, default 2; 1 runs them one by one): the
+# suites spend most of their time waiting for packets, servers and the
+# kernel, and each one's namespaces, pins and cgroup are named after its pid
+# (lib.sh). A suite says in a line '# e2e-run: CLASS (why)' what it may run
+# beside:
+#   alone   nothing: it checks state that is not its own (every map of a
+#           name, every sockhash, dmesg, every attachment's status);
+#   cpu     it keeps a core busy (floods, load, many verifier loads): it
+#           runs beside neither a cpu nor a timing suite;
+#   timing  it judges by short waits (a segment dropped when no ACK comes
+#           within a fraction of a second): never beside a cpu suite;
+#   light   (no line) anything but an alone suite.
+# The whole run should stay within E2E_BUDGET seconds (default 1200: the 29
+# suites took 925 s one at a time on two shared and busy cores on
+# 2026-12-04), so this flags growth past that, not the run as it is; the
+# summary says when it did not. A suite's time is its own wall time, which
+# another suite beside it can stretch.
 set -uo pipefail
 
 dir=$(cd "$(dirname "$0")" && pwd)
 SKIP=77
+JOBS=${E2E_JOBS:-2}
+[ -z "${E2E_VERBOSE:-}" ] || JOBS=1
+[[ $JOBS =~ ^[1-9][0-9]*$ ]] || {
+	echo "run.sh: E2E_JOBS must be a positive number, not '$JOBS'" >&2
+	exit 2
+}
 
 if [ $# -gt 0 ]; then
 	tests=("$@")
@@ -20,21 +41,68 @@ else
 	tests=("$dir"/test_*.sh)
 fi
 
-logdir=$(mktemp -d /tmp/hdrstrip-e2e-run.XXXXXX)
-trap 'rm -rf "$logdir"' EXIT
-pass=0 failed=() skipped=()
-start=$(date +%s)
+# class_of SUITE: its '# e2e-run:' class, light without one.
+class_of() {
+	local c
+	c=$(sed -n -E 's/^# e2e-run: ([a-z]+).*/\1/p' "$1" | head -n 1)
+	case $c in
+	alone | cpu | timing) echo "$c" ;;
+	'') echo light ;;
+	*)
+		echo "run.sh: $1: unknown e2e-run class '$c' (alone, cpu, timing)" >&2
+		exit 2
+		;;
+	esac
+}
+
+# The order they start in: the longest first (test_normalize, which the
+# light and timing suites run beside), the alone ones last, so that none
+# waits in the middle for the others to end.
+declare -A class=()
+waiting=()
 for t in "${tests[@]}"; do
+	class[$t]=$(class_of "$t") || exit 2
+done
+for t in "${tests[@]}"; do [[ $t == */test_normalize.sh ]] && waiting+=("$t"); done
+for t in "${tests[@]}"; do
+	[[ $t == */test_normalize.sh || ${class[$t]} == alone ]] || waiting+=("$t")
+done
+for t in "${tests[@]}"; do
+	[[ $t == */test_normalize.sh || ${class[$t]} != alone ]] || waiting+=("$t")
+done
+
+logdir=$(mktemp -d /tmp/hdrstrip-e2e-run.XXXXXX)
+declare -A running=() started=()
+# Interrupted: the running suites' own traps clean up after them.
+stop() {
+	local p
+	for p in "${!running[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	wait
+	rm -rf "$logdir"
+	exit 130
+}
+trap stop INT TERM
+trap 'rm -rf "$logdir"' EXIT
+
+# fits SUITE: may it start beside the running ones?
+fits() {
+	local c=${class[$1]} p r
+	[ ${#running[@]} -lt "$JOBS" ] || return 1
+	for p in "${!running[@]}"; do
+		r=${class[${running[$p]}]}
+		case $c/$r in
+		alone/* | */alone | cpu/cpu | cpu/timing | timing/cpu) return 1 ;;
+		esac
+	done
+	return 0
+}
+
+pass=0 failed=() skipped=()
+# reap PID RC: a suite ended; check that it left nothing behind, report it.
+reap() {
+	local pid=$1 rc=$2 t=${running[$1]} name secs
 	name=$(basename "$t" .sh)
-	t0=$(date +%s)
-	if [ -n "${E2E_VERBOSE:-}" ]; then
-		bash "$t" > >(tee "$logdir/$name.log") 2>&1 &
-	else
-		bash "$t" >"$logdir/$name.log" 2>&1 &
-	fi
-	pid=$!
-	wait "$pid"
-	rc=$?
+	unset "running[$pid]"
 	# A test names its namespaces and its own pins after its pid (lib.sh);
 	# none may stay.
 	if grep -qE -- "^hse2e-[a-z]+-$pid( |\$)" <<<"$(ip netns list 2>/dev/null)"; then
@@ -48,7 +116,7 @@ for t in "${tests[@]}"; do
 			tee -a "$logdir/$name.log"
 		[ "$rc" -ne 0 ] || rc=1
 	fi
-	secs=$(($(date +%s) - t0))
+	secs=$(($(date +%s) - started[$pid]))
 	case $rc in
 	0)
 		pass=$((pass + 1))
@@ -65,11 +133,35 @@ for t in "${tests[@]}"; do
 		printf '%-4s %s (exit %d, %ds)\n' FAIL "$name" "$rc" "$secs"
 		;;
 	esac
+}
+
+start=$(date +%s)
+while [ ${#waiting[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
+	# Start the first waiting suite that fits beside the running ones.
+	for i in "${!waiting[@]}"; do
+		t=${waiting[$i]}
+		fits "$t" || continue
+		name=$(basename "$t" .sh)
+		if [ -n "${E2E_VERBOSE:-}" ]; then
+			bash "$t" > >(tee "$logdir/$name.log") 2>&1 &
+		else
+			bash "$t" >"$logdir/$name.log" 2>&1 &
+		fi
+		running[$!]=$t
+		started[$!]=$(date +%s)
+		unset "waiting[$i]"
+		waiting=("${waiting[@]}")
+		continue 2
+	done
+	# None fits: wait for one to end.
+	wait -n -p pid "${!running[@]}"
+	rc=$?
+	reap "$pid" "$rc"
 done
 
 total=$(($(date +%s) - start))
-printf '\ne2e: %d passed, %d failed, %d skipped in %ds\n' "$pass" "${#failed[@]}" \
-	"${#skipped[@]}" "$total"
+printf '\ne2e: %d passed, %d failed, %d skipped in %ds (%d at a time)\n' "$pass" "${#failed[@]}" \
+	"${#skipped[@]}" "$total" "$JOBS"
 [ "$total" -le "${E2E_BUDGET:-1200}" ] ||
 	printf 'e2e: the run took %ds, over its budget of %ds (E2E_BUDGET)\n' "$total" "${E2E_BUDGET:-1200}"
 [ ${#failed[@]} -eq 0 ] || printf 'failed: %s\n' "${failed[*]}"

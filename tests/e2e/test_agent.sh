@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: timing (an update applied within a second)
 # The agent, run with the command line of deploy/kubernetes/daemonset.yaml
 # (its config and metrics address moved), against namespaces that stand in
 # for pods:

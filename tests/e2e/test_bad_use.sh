@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: alone (it checks that no empty /sys/fs/bpf/hdrstrip is left)
 # Bad use of the loader: each case has its exit code (1 failure, 2 usage or
 # bad input) and its message, and leaves the machine clean: no XDP program,
 # no clsact qdisc, no BPF program (ip link, tc qdisc show, bpftool net) and

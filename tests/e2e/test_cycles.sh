@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: cpu (about 30 loads through the verifier)
 # Leaks: 14 attach / update / detach cycles on one veth end, over every mix
 # of hooks (xdp, tc-ingress, tc-egress, two or three at once; detach all at
 # once or hook by hook; --flows, --on-error and --untracked varied), leave

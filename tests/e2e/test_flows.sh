@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: timing (a flow's age within a few seconds)
 # 'hdrstrip flows': the connections each hook's flow table holds, against
 # connections the test opened and knows:
 #  - a keep-alive connection over IPv4 and one over IPv6, at xdp on the

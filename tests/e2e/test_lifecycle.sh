@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: alone (it finds its program among all those named hdrstrip_msg)
 # Interfaces that change under an attachment, and the state hdrstrip keeps
 # (issue 16). The device's maps are those of its attached programs, found
 # from the kernel: pins are their copy, and never make a second set.

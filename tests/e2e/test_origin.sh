@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: alone (it waits for every origin-mode map of a name to go, and counts dmesg's lines)
 # Origin mode (attach --cgroup CG --receive): the origins run in a cgroup of
 # the test's in the server namespace, and are judged by what they read:
 #  - node (strict and --insecure-http-parser), nginx and Python's

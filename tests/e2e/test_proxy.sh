@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: alone (it compares every sockhash, sockmap and sk_storage map before and after)
 # Proxy mode (attach --cgroup): a child cgroup made here, client processes
 # moved into it in the client namespace, the origins of lib.sh (node :80,
 # nginx :8080, python :8081) and a byte-exact echo origin (servers/echo.py,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: alone (it waits for every proxy-mode map of a name to go)
 # Proxy mode, responses: origins run in a cgroup made here (in the server
 # namespace), hdrstrip attach --cgroup on it with response rules, and real
 # clients outside it show what they got. The sk_msg program takes internal

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: timing (a segment is taken as dropped when no ACK comes within 0.12 s)
 # Response normalisation over real TCP: a HOSTILE ORIGIN (resp_attack.py)
 # crafts every segment of its responses itself, and real client
 # applications (curl, Python's http.client, a raw socket for pipelined

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: cpu (a load generator with two workers at three hooks)
 # 'hdrstrip update' under load, at every hook: a client loop of at least
 # 2,000 requests (one per connection, two at a time) while the list is
 # switched 50 times between list A and list B. Zero failed requests, and

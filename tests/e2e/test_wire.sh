@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: timing (conntrack flushed inside a client's 2.5 s pause)
 # What the stack takes a request out of after the hooks have seen it
 # (issue 34), each with real clients and origins (node, nginx, python),
 # IPv4 and IPv6, at xdp and tc-ingress:
