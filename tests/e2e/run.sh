@@ -14,8 +14,10 @@
 # beside:
 #   alone   nothing: it checks state that is not its own (every map of a
 #           name, every sockhash, dmesg, every attachment's status);
-#   cpu     it keeps a core busy (floods, load, many verifier loads): it
-#           runs beside neither a cpu nor a timing suite;
+#   cpu     it keeps a core busy (over a third of two cores' time, as
+#           measured from /proc/stat: the load generator, the verifier's
+#           loads; the floods of test_bypass and test_events take 15-26 %):
+#           it runs beside neither a cpu nor a timing suite;
 #   timing  it judges by short waits (a segment dropped when no ACK comes
 #           within a fraction of a second): never beside a cpu suite;
 #   light   (no line) anything but an alone suite.

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# e2e-run: cpu (a 400-connection flood a case)
 # Hostile input, first part (bypass.py holds the cases): hand-made requests
 # over real TCP through the veth pair to node, nginx and python, first
 # without hdrstrip (the 'open' phase: what each origin does with them on

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# e2e-run: cpu (a two-second connection flood)
 # Match events ('hdrstrip events'), end to end:
 #  - at xdp, tc-ingress and tc-egress, over IPv4 and IPv6: a request with an
 #    internal field makes one event with the client's and the server's

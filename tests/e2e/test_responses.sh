@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# e2e-run: cpu (1 MiB bodies)
 # Responses end to end: origins that send internal response fields (a raw
 # Python origin, node, nginx add_header), real clients that show what they
 # got (curl, Python's http.client, node's http, a raw pipelining client),

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# e2e-run: cpu (many requests at four hooks)
 # Streams: hdrstrip follows each connection across TCP segments. At xdp and
 # tc-ingress (server side), tc-egress (client side) and receive (origin
 # mode: the origins run in the test's cgroup), with checksum offload on

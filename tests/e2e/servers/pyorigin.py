@@ -22,10 +22,12 @@ appended to the --log file.
 import argparse
 import hashlib
 import http.server
+import select
 import socket
 import socketserver
 import sys
 import threading
+import time
 
 LOG_LOCK = threading.Lock()
 
@@ -66,16 +68,53 @@ def write_log(path, report):
 
 
 class Recorder:
-    """Wraps the handler's rfile and keeps every line read from it."""
+    """Wraps the handler's rfile and keeps every line read from it.
 
-    def __init__(self, f):
+    In origin mode a blocking read can fail with EAGAIN (the kernel's
+    tcp_bpf_recvmsg_parser(), when the reader wakes for bytes the sk_skb
+    program has not taken yet: README, "A blocking read can return
+    EAGAIN"). Python's socket file takes that for "no data": readline()
+    returns the part of a line it has, read() fewer bytes, and http.server
+    would serve half a head as a request. These origins stand for Python's
+    parser, not its socket file, so they wait and read on, as an event loop
+    does (and as servers/readpaths.py does), and say so on stderr."""
+
+    WAIT = 10.0  # for the rest of a line the kernel woke the reader for
+
+    def __init__(self, f, sock, tag):
         self.f = f
+        self.sock = sock
+        self.tag = tag
         self.lines = []
 
-    def readline(self, *args):
-        line = self.f.readline(*args)
+    def _more(self):
+        """After a short read: True when more bytes came, False at the end
+        of the stream (or after WAIT seconds without a byte)."""
+        sys.stderr.write("%s origin: a short read (EAGAIN), reading on\n" % self.tag)
+        end = time.monotonic() + self.WAIT
+        while time.monotonic() < end:
+            if not select.select([self.sock], [], [], end - time.monotonic())[0]:
+                return False
+            try:
+                return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+            except BlockingIOError:
+                time.sleep(0.01)
+            except OSError:
+                return False
+        return False
+
+    def readline(self, limit=-1):
+        line = self.f.readline(limit)
+        while not line.endswith(b"\n") and not 0 < limit <= len(line) and self._more():
+            line += self.f.readline(limit - len(line) if limit > 0 else -1)
         self.lines.append(line)
         return line
+
+    def read(self, n=-1):
+        data = self.f.read(n) or b""
+        while 0 < n and len(data) < n and self._more():
+            data += self.f.read(n - len(data)) or b""
+        return data
 
     def __getattr__(self, name):
         return getattr(self.f, name)
@@ -89,7 +128,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
-        self.rfile = Recorder(self.rfile)
+        self.rfile = Recorder(self.rfile, self.connection, self.server_name_tag)
 
     def handle_one_request(self):
         self.rfile.lines = []
@@ -130,7 +169,7 @@ class SimpleHandler(http.server.SimpleHTTPRequestHandler):
 
     def setup(self):
         super().setup()
-        self.rfile = Recorder(self.rfile)
+        self.rfile = Recorder(self.rfile, self.connection, self.server_name_tag)
 
     def handle_one_request(self):
         self.rfile.lines = []
