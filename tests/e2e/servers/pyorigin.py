@@ -90,17 +90,20 @@ class Recorder:
     def _more(self):
         """After a short read: True when more bytes came, False at the end
         of the stream (or after WAIT seconds without a byte)."""
-        sys.stderr.write("%s origin: a short read (EAGAIN), reading on\n" % self.tag)
         end = time.monotonic() + self.WAIT
         while time.monotonic() < end:
             if not select.select([self.sock], [], [], end - time.monotonic())[0]:
                 return False
             try:
-                return self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
+                more = self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
             except BlockingIOError:
                 time.sleep(0.01)
+                continue
             except OSError:
                 return False
+            if more:
+                sys.stderr.write("%s origin: a short read (EAGAIN), read on\n" % self.tag)
+            return more
         return False
 
     def readline(self, limit=-1):
