@@ -60,17 +60,16 @@ class_of() {
 # The order they start in: the longest first (test_normalize, which the
 # light and timing suites run beside), the alone ones last, so that none
 # waits in the middle for the others to end.
-declare -A class=()
+declare -A class=() rank=()
 waiting=()
 for t in "${tests[@]}"; do
 	class[$t]=$(class_of "$t") || exit 2
+	rank[$t]=1
+	[ "${class[$t]}" != alone ] || rank[$t]=2
+	[[ $t != */test_normalize.sh ]] || rank[$t]=0
 done
-for t in "${tests[@]}"; do [[ $t == */test_normalize.sh ]] && waiting+=("$t"); done
-for t in "${tests[@]}"; do
-	[[ $t == */test_normalize.sh || ${class[$t]} == alone ]] || waiting+=("$t")
-done
-for t in "${tests[@]}"; do
-	[[ $t == */test_normalize.sh || ${class[$t]} != alone ]] || waiting+=("$t")
+for r in 0 1 2; do
+	for t in "${tests[@]}"; do [ "${rank[$t]}" != "$r" ] || waiting+=("$t"); done
 done
 
 logdir=$(mktemp -d /tmp/hdrstrip-e2e-run.XXXXXX)

@@ -91,8 +91,9 @@ class Recorder:
         """After a short read: True when more bytes came, False at the end
         of the stream (or after WAIT seconds without a byte)."""
         end = time.monotonic() + self.WAIT
-        while time.monotonic() < end:
-            if not select.select([self.sock], [], [], end - time.monotonic())[0]:
+        while True:
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.sock], [], [], left)[0]:
                 return False
             try:
                 more = self.sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) != b""
@@ -104,7 +105,6 @@ class Recorder:
             if more:
                 sys.stderr.write("%s origin: a short read (EAGAIN), read on\n" % self.tag)
             return more
-        return False
 
     def readline(self, limit=-1):
         line = self.f.readline(limit)
