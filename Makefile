@@ -78,7 +78,7 @@ CORPUS ?= $(if $(wildcard ../shared/corpus/requests.http),$(abspath ../shared/co
 export CORPUS
 
 .DELETE_ON_ERROR:
-.PHONY: all deps test test-unit test-pkt test-e2e clean bench demo fuzz lint format install uninstall
+.PHONY: all deps test test-unit test-pkt test-e2e test-e2e-faults clean bench demo fuzz lint format install uninstall
 
 all: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(PROXY_OBJ) $(ENCAP_OBJ)
 
@@ -149,7 +149,7 @@ include scripts/lint/lint.mk
 # Every layer, each in its own make so a failure names its layer; each
 # layer's time is printed after it (where CI's time goes).
 TEST_LAYERS := test-unit test-fuzz test-lib test-vlog test-install test-deploy test-verifier test-pkt \
-	test-e2e test-faults test-ops
+	test-e2e-faults test-ops
 
 # A layer's prerequisites (sanitizer builds, fuzzers, BPF objects) build on
 # every CPU; its tests then run one at a time, as the layer's recipe runs them.

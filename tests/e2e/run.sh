@@ -13,17 +13,22 @@
 # (lib.sh). A suite says in a line '# e2e-run: CLASS (why)' what it may run
 # beside:
 #   alone   nothing: it checks state that is not its own (every map of a
-#           name, every sockhash, dmesg, every attachment's status);
+#           name, every sockhash, all programs of a name, the bpffs root);
 #   cpu     it keeps a core busy (over a third of two cores' time, as
 #           measured from /proc/stat: the load generator, the verifier's
-#           loads; the floods of test_bypass and test_events take 15-26 %):
+#           loads, memcheck, the fault injection; the floods of test_bypass
+#           and test_events take 15-26 %, test_origin 16 %):
 #           it runs beside neither a cpu nor a timing suite;
 #   timing  it judges by short waits (a segment dropped when no ACK comes
 #           within a fraction of a second): never beside a cpu suite;
 #   light   (no line) anything but an alone suite.
-# The whole run should stay within E2E_BUDGET seconds (default 900: the 30
-# suites took 596-605 s two at a time, 909 s one by one, on two cores on
-# 2026-12-07), so this flags growth past that, not the run as it is; the
+# A long suite may also say '# e2e-parts: VAR=VALUE | VAR=VALUE ...': when
+# suites run two at a time and VAR is not set already, it runs as one suite
+# a part, with VAR set (test_normalize: its hooks, two by two).
+# The whole run should stay within E2E_BUDGET seconds (default 900: on two
+# cores on 2026-12-07 the 30 suites and the faults took 566 s two at a
+# time, test_normalize in two parts; 1,030 s one by one), so this flags
+# growth past that, not the run as it is; the
 # summary says when it did not. A suite's time is its own wall time, which
 # another suite beside it can stretch.
 set -uo pipefail
@@ -57,19 +62,42 @@ class_of() {
 	esac
 }
 
-# The order they start in: the longest first (test_normalize, which the
-# light and timing suites run beside), the alone ones last, so that none
-# waits in the middle for the others to end.
+# parts_of SUITE: its '# e2e-parts:' parts, one a line (none when it has
+# none, runs one at a time, or its variable is set).
+parts_of() {
+	local line var
+	line=$(sed -n -E 's/^# e2e-parts: (.*)/\1/p' "$1" | head -n 1)
+	[ -n "$line" ] && [ "$JOBS" -gt 1 ] || return 0
+	var=${line%%=*}
+	[ -z "${!var+x}" ] || return 0
+	tr '|' '\n' <<<"$line" | sed -E 's/^ +//; s/ +$//'
+}
+
+# The order they start in: the parts of a long suite first, then the timing
+# suites (beside them), the cpu ones (beside light ones), the light ones, and
+# the alone ones last; a slot that comes free takes the first one that fits.
+# An entry is a suite, or 'SUITE|VAR=VALUE' for one of its parts.
 declare -A class=() rank=()
-waiting=()
+entries=() waiting=()
 for t in "${tests[@]}"; do
-	class[$t]=$(class_of "$t") || exit 2
-	rank[$t]=1
-	[ "${class[$t]}" != alone ] || rank[$t]=2
-	[[ $t != */test_normalize.sh ]] || rank[$t]=0
+	c=$(class_of "$t") || exit 2
+	mapfile -t parts < <(parts_of "$t")
+	[ ${#parts[@]} -gt 0 ] || parts=("")
+	for part in "${parts[@]}"; do
+		e=$t${part:+|$part}
+		entries+=("$e")
+		class[$e]=$c
+		case $part/$c in
+		?*/*) rank[$e]=0 ;;
+		/timing) rank[$e]=1 ;;
+		/cpu) rank[$e]=2 ;;
+		/light) rank[$e]=3 ;;
+		/alone) rank[$e]=4 ;;
+		esac
+	done
 done
-for r in 0 1 2; do
-	for t in "${tests[@]}"; do [ "${rank[$t]}" != "$r" ] || waiting+=("$t"); done
+for r in 0 1 2 3 4; do
+	for e in "${entries[@]}"; do [ "${rank[$e]}" != "$r" ] || waiting+=("$e"); done
 done
 
 logdir=$(mktemp -d /tmp/hdrstrip-e2e-run.XXXXXX)
@@ -85,7 +113,15 @@ stop() {
 trap stop INT TERM
 trap 'rm -rf "$logdir"' EXIT
 
-# fits SUITE: may it start beside the running ones?
+# entry_name ENTRY: the suite's name, and its part's values ('test_x', 'test_x.xdp-receive').
+entry_name() {
+	local t=${1%%|*} part=
+	[[ $1 != *'|'* ]] || part=${1#*|}
+	part=${part#*=}
+	printf '%s%s' "$(basename "$t" .sh)" "${part:+.${part// /-}}"
+}
+
+# fits ENTRY: may it start beside the running ones?
 fits() {
 	local c=${class[$1]} p r
 	[ ${#running[@]} -lt "$JOBS" ] || return 1
@@ -101,8 +137,8 @@ fits() {
 pass=0 failed=() skipped=()
 # reap PID RC: a suite ended; check that it left nothing behind, report it.
 reap() {
-	local pid=$1 rc=$2 t=${running[$1]} name secs
-	name=$(basename "$t" .sh)
+	local pid=$1 rc=$2 name secs
+	name=$(entry_name "${running[$1]}")
 	unset "running[$pid]"
 	# A test names its namespaces and its own pins after its pid (lib.sh);
 	# none may stay.
@@ -140,15 +176,17 @@ start=$(date +%s)
 while [ ${#waiting[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
 	# Start the first waiting suite that fits beside the running ones.
 	for i in "${!waiting[@]}"; do
-		t=${waiting[$i]}
-		fits "$t" || continue
-		name=$(basename "$t" .sh)
+		e=${waiting[$i]}
+		fits "$e" || continue
+		name=$(entry_name "$e")
+		env=()
+		[[ $e != *'|'* ]] || env=("${e#*|}")
 		if [ -n "${E2E_VERBOSE:-}" ]; then
-			bash "$t" > >(tee "$logdir/$name.log") 2>&1 &
+			env "${env[@]}" bash "${e%%|*}" > >(tee "$logdir/$name.log") 2>&1 &
 		else
-			bash "$t" >"$logdir/$name.log" 2>&1 &
+			env "${env[@]}" bash "${e%%|*}" >"$logdir/$name.log" 2>&1 &
 		fi
-		running[$!]=$t
+		running[$!]=$e
 		started[$!]=$(date +%s)
 		unset "waiting[$i]"
 		waiting=("${waiting[@]}")
@@ -161,7 +199,7 @@ while [ ${#waiting[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
 done
 
 total=$(($(date +%s) - start))
-[ "$JOBS" -le ${#tests[@]} ] || JOBS=${#tests[@]}
+[ "$JOBS" -le ${#entries[@]} ] || JOBS=${#entries[@]}
 printf '\ne2e: %d passed, %d failed, %d skipped in %ds (at most %d at a time)\n' "$pass" \
 	"${#failed[@]}" "${#skipped[@]}" "$total" "$JOBS"
 [ "$total" -le "${E2E_BUDGET:-900}" ] ||

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # e2e-run: timing (a segment is taken as dropped when no ACK comes within 0.3 s)
+# e2e-parts: NORMALIZE_HOOKS=xdp receive | NORMALIZE_HOOKS=tc-ingress tc-egress
 # Normalisation over real TCP (issue 14): a userspace TCP client
 # (rawtcp.py, from an address the client namespace does not own, so that
 # its kernel never resets the connection) crafts every segment: urgent

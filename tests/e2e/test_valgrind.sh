@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-# e2e-run: alone (status and stats without a device walk every attachment, under memcheck)
+# e2e-run: cpu (memcheck: about half of two cores' time)
 # The CLI under valgrind's memcheck: compile, check, attach (two hooks),
 # status, stats (text, JSON with per-header counts, Prometheus), update,
 # detach, and their error paths (a bad list, an unknown device, detaching

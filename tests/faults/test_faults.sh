@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# e2e-run: cpu (strace and the CLI killed and run again: about half of two cores' time)
 # Fault injection (issue 16): the CLI is killed (SIGKILL, through strace's
 # --inject=SYSCALL:signal=KILL:when=N) at its bpf(), sendto(), mkdir(),
 # unlink(), rmdir() and rename() calls during five commands: attach, a
