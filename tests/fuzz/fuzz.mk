@@ -101,18 +101,27 @@ fuzz-one-%: $(FUZZ_OUT)/%
 
 # Replay every seed and regression input once, then fuzz a little from the
 # seeds (a fresh corpus each time, so the run is bounded and repeatable in
-# what it starts from).
+# what it starts from). FUZZ_JOBS fuzzers at a time (one a CPU), each one's
+# lines printed together once it is done.
+FUZZ_JOBS ?= $(JOBS)
 test-fuzz: $(FUZZ_BINS)
-	$(Q)failed=; for f in $(FUZZERS); do \
-		d=$${f#fuzz_}; dirs=$(FUZZ_DIR)/seeds/$$d; \
+	$(Q)n=0; for f in $(FUZZERS); do \
+		rm -f $(FUZZ_OUT)/$$f.failed; \
+		( d=$${f#fuzz_}; dirs=$(FUZZ_DIR)/seeds/$$d; \
 		[ -d $(FUZZ_DIR)/regress/$$d ] && dirs="$$dirs $(FUZZ_DIR)/regress/$$d"; \
-		$(FUZZ_OUT)/$$f -runs=0 $$dirs >$(FUZZ_OUT)/$$f.replay.log 2>&1 || { \
-			failed="$$failed $$f(replay)"; \
-			grep -a -E '^fuzz_|SUMMARY|Running:' $(FUZZ_OUT)/$$f.replay.log | tail -3 >&2; continue; }; \
+		if ! $(FUZZ_OUT)/$$f -runs=0 $$dirs >$(FUZZ_OUT)/$$f.replay.log 2>&1; then \
+			echo "$$f(replay)" >$(FUZZ_OUT)/$$f.failed; \
+			grep -a -E '^fuzz_|SUMMARY|Running:' $(FUZZ_OUT)/$$f.replay.log | tail -3; exit; fi; \
 		echo "test-fuzz: $$f: $$(find $$dirs -type f | wc -l) seed and regression inputs pass"; \
 		rm -rf $(FUZZ_OUT)/test-corpus/$$f; \
 		$(MAKE) --no-print-directory fuzz-one-$$f FUZZ_RUN_SECONDS=$(FUZZ_TEST_SECONDS) \
-			FUZZ_CORPUS=$(FUZZ_OUT)/test-corpus/$$f || failed="$$failed $$f"; \
+			FUZZ_CORPUS=$(FUZZ_OUT)/test-corpus/$$f || echo "$$f" >$(FUZZ_OUT)/$$f.failed; \
+		) >$(FUZZ_OUT)/$$f.test.log 2>&1 & \
+		n=$$((n + 1)); [ $$((n % $(FUZZ_JOBS))) -ne 0 ] || wait; \
+	done; wait; \
+	failed=; for f in $(FUZZERS); do \
+		cat $(FUZZ_OUT)/$$f.test.log; \
+		[ ! -e $(FUZZ_OUT)/$$f.failed ] || failed="$$failed $$(cat $(FUZZ_OUT)/$$f.failed)"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "test-fuzz: FAILED:$$failed (inputs in $(FUZZ_CRASHES)/)" >&2; exit 1; fi; \
 	echo "test-fuzz: all passed"
