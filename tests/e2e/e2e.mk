@@ -28,7 +28,5 @@ test-e2e: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(E2E_BPF_OBJS) $(E2E_URING)
 # make test's layer: the e2e suites and the fault injection (tests/faults/) in
 # one pool, two at a time: the fault suite keeps a core busy, and runs beside
 # the light suites rather than after all of them.
-test-e2e-faults: $(OUTPUT)/hdrstrip $(BPF_OBJ) $(E2E_BPF_OBJS) $(E2E_URING)
-	$(call msg,E2E,tests/e2e tests/faults)
-	$(Q)HDRSTRIP=$(abspath $(OUTPUT)/hdrstrip) E2E_BPF_DIR=$(abspath $(OUTPUT)/tests/e2e) \
-		tests/e2e/run.sh $(sort $(wildcard tests/e2e/test_*.sh)) tests/faults/test_faults.sh
+test-e2e-faults: E2E_TESTS = $(sort $(wildcard tests/e2e/test_*.sh)) tests/faults/test_faults.sh
+test-e2e-faults: test-e2e

@@ -159,6 +159,16 @@ poll_until() {
 	return "$rc"
 }
 
+# bpf_ids_left prog|map ID...: those of the ids that still exist, one a line
+# (the kernel frees a detached program or map after a grace period: poll).
+bpf_ids_left() {
+	local kind=$1 id
+	shift
+	for id in "$@"; do
+		! bpftool "$kind" show id "$id" >/dev/null 2>&1 || echo "$id"
+	done
+}
+
 require_root() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, BPF)"
 }

@@ -76,8 +76,10 @@ parts_of() {
 # The order they start in: the parts of a long suite first, then the timing
 # suites (beside them), the cpu ones (beside light ones), the light ones, and
 # the alone ones last; a slot that comes free takes the first one that fits.
-# An entry is a suite, or 'SUITE|VAR=VALUE' for one of its parts.
-declare -A class=() rank=()
+# An entry is a suite or one of its parts: its script, its VAR=VALUE (none
+# for a whole suite) and its name ('test_x', 'test_x.xdp-receive').
+declare -A class=() rank=() script=() setting=() ename=()
+declare -A class_rank=([timing]=1 [cpu]=2 [light]=3 [alone]=4)
 entries=() waiting=()
 for t in "${tests[@]}"; do
 	c=$(class_of "$t") || exit 2
@@ -86,14 +88,14 @@ for t in "${tests[@]}"; do
 	for part in "${parts[@]}"; do
 		e=$t${part:+|$part}
 		entries+=("$e")
-		class[$e]=$c
-		case $part/$c in
-		?*/*) rank[$e]=0 ;;
-		/timing) rank[$e]=1 ;;
-		/cpu) rank[$e]=2 ;;
-		/light) rank[$e]=3 ;;
-		/alone) rank[$e]=4 ;;
-		esac
+		class[$e]=$c script[$e]=$t setting[$e]=$part
+		ename[$e]=$(basename "$t" .sh)
+		rank[$e]=${class_rank[$c]}
+		if [ -n "$part" ]; then
+			rank[$e]=0
+			part=${part#*=}
+			ename[$e]+=.${part// /-}
+		fi
 	done
 done
 for r in 0 1 2 3 4; do
@@ -113,14 +115,6 @@ stop() {
 trap stop INT TERM
 trap 'rm -rf "$logdir"' EXIT
 
-# entry_name ENTRY: the suite's name, and its part's values ('test_x', 'test_x.xdp-receive').
-entry_name() {
-	local t=${1%%|*} part=
-	[[ $1 != *'|'* ]] || part=${1#*|}
-	part=${part#*=}
-	printf '%s%s' "$(basename "$t" .sh)" "${part:+.${part// /-}}"
-}
-
 # fits ENTRY: may it start beside the running ones?
 fits() {
 	local c=${class[$1]} p r
@@ -138,7 +132,7 @@ pass=0 failed=() skipped=()
 # reap PID RC: a suite ended; check that it left nothing behind, report it.
 reap() {
 	local pid=$1 rc=$2 name secs
-	name=$(entry_name "${running[$1]}")
+	name=${ename[${running[$1]}]}
 	unset "running[$pid]"
 	# A test names its namespaces and its own pins after its pid (lib.sh);
 	# none may stay.
@@ -178,13 +172,13 @@ while [ ${#waiting[@]} -gt 0 ] || [ ${#running[@]} -gt 0 ]; do
 	for i in "${!waiting[@]}"; do
 		e=${waiting[$i]}
 		fits "$e" || continue
-		name=$(entry_name "$e")
+		name=${ename[$e]}
 		env=()
-		[[ $e != *'|'* ]] || env=("${e#*|}")
+		[ -z "${setting[$e]}" ] || env=("${setting[$e]}")
 		if [ -n "${E2E_VERBOSE:-}" ]; then
-			env "${env[@]}" bash "${e%%|*}" > >(tee "$logdir/$name.log") 2>&1 &
+			env "${env[@]}" bash "${script[$e]}" > >(tee "$logdir/$name.log") 2>&1 &
 		else
-			env "${env[@]}" bash "${e%%|*}" >"$logdir/$name.log" 2>&1 &
+			env "${env[@]}" bash "${script[$e]}" >"$logdir/$name.log" 2>&1 &
 		fi
 		running[$!]=$e
 		started[$!]=$(date +%s)

@@ -165,7 +165,9 @@ PY
 }
 origin_ids "$CG" "$BPFFS_ROOT/cgroup-$CG_ID" >"$WORK/origin.ids" ||
 	fail "cannot list origin mode's programs and maps by id"
-log "ok: origin mode's $(grep -c prog "$WORK/origin.ids") programs and $(grep -c map "$WORK/origin.ids") maps, by id"
+mapfile -t ORIGIN_PROGS < <(sed -n 's/^prog //p' "$WORK/origin.ids")
+mapfile -t ORIGIN_MAPS < <(sed -n 's/^map //p' "$WORK/origin.ids")
+log "ok: origin mode's ${#ORIGIN_PROGS[@]} programs and ${#ORIGIN_MAPS[@]} maps, by id"
 
 # --- the origins -------------------------------------------------------------
 HDRS=(-H "User-Agent: hs-e2e/1" -H "X-INTERNAL-AUTH: token-1" -H "Accept: */*"
@@ -455,16 +457,12 @@ for sp in "${SERVERS[@]}"; do
 	step "detached, $name: every line arrives as sent" \
 		check_report --unmasked --sent "$WORK/req" --report "$WORK/resp"
 done
-# ids_left FILE: the programs and maps of FILE that still exist.
 ids_left() {
-	local kind id
-	while read -r kind id; do
-		bpftool "$kind" show id "$id" >/dev/null 2>&1 && echo "$kind $id"
-	done <"$1"
+	printf 'programs: %s; maps: %s' "$(bpf_ids_left prog "${ORIGIN_PROGS[@]}" | tr '\n' ' ')" \
+		"$(bpf_ids_left map "${ORIGIN_MAPS[@]}" | tr '\n' ' ')"
 }
-none_left() { [ -z "$(ids_left "$WORK/origin.ids")" ]; }
-poll_until 10 none_left ||
-	fail "origin mode's programs or maps still exist 10 s after detach: $(ids_left "$WORK/origin.ids" | tr '\n' ' ')"
+none_left() { [ -z "$(bpf_ids_left prog "${ORIGIN_PROGS[@]}")$(bpf_ids_left map "${ORIGIN_MAPS[@]}")" ]; }
+poll_until 10 none_left || fail "origin mode's programs or maps still exist 10 s after detach: $(ids_left)"
 log "ok: none of its programs and maps is left (after ${POLL_WAITED} s)"
 
 # The agent attaches origin mode itself (it resets what a drop ends): no

@@ -115,7 +115,6 @@ observe() { # WHAT
 # Nothing of hdrstrip's left on the device (or cgroup), in bpffs, or of
 # the programs and maps seen at this kill point.
 clean() {
-	local id
 	if [ "$MODE" = cgroup ]; then
 		grep -q hdrstrip <<<"$(bpftool cgroup show "$CG" 2>&1)" && return 1
 	else
@@ -123,13 +122,7 @@ clean() {
 		grep -q clsact <<<"$(tc -n "$NS" qdisc show dev "$DEV")" && return 1
 	fi
 	[ -e "$BPFFS_ROOT" ] && return 1
-	for id in "${SEEN_PROGS[@]}"; do
-		bpftool prog show id "$id" >/dev/null 2>&1 && return 1
-	done
-	for id in "${SEEN_MAPS[@]}"; do
-		bpftool map show id "$id" >/dev/null 2>&1 && return 1
-	done
-	return 0
+	[ -z "$(bpf_ids_left prog "${SEEN_PROGS[@]}")$(bpf_ids_left map "${SEEN_MAPS[@]}")" ]
 }
 
 why_not_clean() {
@@ -138,13 +131,8 @@ why_not_clean() {
 			ip -n "$NS" link show dev "$DEV" | grep -o 'xdp.*'
 			tc -n "$NS" qdisc show dev "$DEV" | grep clsact
 		fi | tr '\n' ' ')" "$(find "$BPFFS_ROOT" 2>/dev/null | tr '\n' ' ')"
-	for id in "${SEEN_PROGS[@]}"; do
-		bpftool prog show id "$id" >/dev/null 2>&1 && printf '%s ' "$id"
-	done
-	printf '; maps left: '
-	for id in "${SEEN_MAPS[@]}"; do
-		bpftool map show id "$id" >/dev/null 2>&1 && printf '%s ' "$id"
-	done
+	printf '%s; maps left: %s' "$(bpf_ids_left prog "${SEEN_PROGS[@]}" | tr '\n' ' ')" \
+		"$(bpf_ids_left map "${SEEN_MAPS[@]}" | tr '\n' ' ')"
 }
 
 # The invariants after a kill at point WHAT.

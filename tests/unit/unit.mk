@@ -19,11 +19,13 @@ UNIT_USER_SRCS = $(UNIT_USER_SRCS_$(notdir $@))
 UNIT_USER_SRCS_test_jsonfmt := user/jsonfmt.c
 
 # The helpers and the core's sources are compiled once, for every test (the
-# helpers alone take 7 s with the sanitizers).
+# helpers alone take 7 s with the sanitizers); the core's objects are the
+# sanitizer build's (below), which the CLI script's CLI links too.
 UNIT_OBJ := $(OUTPUT)/tests/obj
-UNIT_COMMON_OBJS := $(patsubst %.c,$(UNIT_OBJ)/%.o,$(UNIT_HELPERS) $(UNIT_SRCS))
+UNIT_HELPER_OBJ := $(UNIT_OBJ)/testutil.o
+UNIT_COMMON_OBJS := $(UNIT_HELPER_OBJ) $(patsubst %.c,$(OUTPUT)/san/%.o,$(UNIT_SRCS))
 
-$(UNIT_OBJ)/%.o: %.c $(UNIT_DIR)/testutil.h $(CORE_HDRS)
+$(UNIT_HELPER_OBJ): $(UNIT_HELPERS) $(UNIT_DIR)/testutil.h $(CORE_HDRS)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(UNIT_CFLAGS) -c $< -o $@
@@ -61,10 +63,13 @@ $(FUZZ_REGRESS_BIN): $(UNIT_DIR)/test_fuzz_regress.c $(UNIT_COMMON_OBJS) $(UNIT_
 CLI_SAN := $(OUTPUT)/san/hdrstrip
 CLI_SAN_OBJS := $(patsubst %.c,$(OUTPUT)/san/%.o,$(CLI_SRCS) $(CORE_SRCS))
 
-$(OUTPUT)/san/%.o: %.c $(CORE_HDRS) $(wildcard user/*.h) $(SKEL) $(PROXY_SKEL)
+$(OUTPUT)/san/%.o: %.c $(CORE_HDRS) $(wildcard user/*.h)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC-SAN,$@)
 	$(Q)$(CC) $(HOST_CFLAGS) $(UNIT_SANITIZE) -c $< -o $@
+
+# Only the CLI's sources that include a skeleton wait for the BPF build.
+$(patsubst %.c,$(OUTPUT)/san/%.o,$(filter %.c,$(SKEL_USERS))): $(SKEL) $(PROXY_SKEL) $(ENCAP_SKEL)
 
 $(CLI_SAN): $(CLI_SAN_OBJS)
 	$(call msg,LINK,$@)
