@@ -21,6 +21,9 @@
 #include "reject.h"
 #include "scan_loop.h"
 #include "floor_scan.h" /* after scan_loop.h: benchmarks only */
+#ifdef HS_BENCH_HEAD_LANE
+#include "lane.h" /* benchmarks only, so far */
+#endif
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -95,6 +98,9 @@ struct scratch {
 	__u32 peer_known;
 	struct hs_peer peer;
 	struct hs_flow_key peer_key; /* (in scratch: the stack is full) */
+#ifdef HS_BENCH_HEAD_LANE
+	struct hs_lane lane;
+#endif
 	/* NAT (nat_inspected()): conntrack's end of the client's stream so
 	 * far, and whether it saw the stream from its SYN. */
 	__u32 nat_seq;
@@ -194,6 +200,58 @@ __attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratc
 	return scan_piece(ctx, sc, t, CTX_SKB);
 }
 
+#ifdef HS_BENCH_HEAD_LANE
+/*
+ * The head lane (bpf/lane.h) on the piece scan_piece_*() would scan: a
+ * piece that is one whole request head of the lane's shape, at a
+ * request's start, in a stream of requests that masks. 1 when the lane
+ * took it (sc->s and sc->done as the scan leaves them, but for what
+ * lane.h says the lane does not do yet); 0 for scan_piece_*(). A global
+ * function of its own beside scan_piece_*(): inside it, the trie's walk
+ * would pass the verifier's eight frames.
+ */
+static __always_inline int lane_piece(void *ctx, struct scratch *sc, const struct hs_trie *t,
+				      const int xdp)
+{
+	if (!sc || !t)
+		return 0;
+	if (sc->w.from.phase != HS_PH_REQ_LEAD ||
+	    (sc->w.from.conn & (HS_CN_UNTRACKED | HS_CN_RESPONSE | HS_CN_EITHER)) ||
+	    (sc->p_opts & (HS_OPT_OBSERVE | HS_OPT_REMOVE)) ||
+	    !lane_head(ctx, &sc->lane, t, sc->p_start, sc->p_end, sc->p_l4 & 1, xdp))
+		return 0;
+	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
+	sc->s.opts = sc->p_opts;
+	sc->s.csum_acc = sc->lane.csum_acc;
+	sc->s.seen = sc->lane.fields;
+	sc->s.matched = sc->lane.masked;
+	sc->s.masked = sc->lane.masked;
+	sc->s.requests = 1;
+	sc->s.st.conn |= HS_CN_SEEN_REQUEST;
+	sc->s.st.nmsg++;
+	sc->s.pos = sc->s.end;
+	sc->done = SCAN_DONE;
+	return 1;
+}
+
+__attribute__((noinline)) int lane_piece_xdp(struct xdp_md *ctx, struct scratch *sc,
+					     const struct hs_trie *t)
+{
+	return lane_piece(ctx, sc, t, CTX_XDP);
+}
+
+__attribute__((noinline)) int lane_piece_tc(struct __sk_buff *ctx, struct scratch *sc,
+					    const struct hs_trie *t)
+{
+	return lane_piece(ctx, sc, t, CTX_SKB);
+}
+#define scan_or_lane_xdp(ctx, sc, t) (lane_piece_xdp(ctx, sc, t) || scan_piece_xdp(ctx, sc, t))
+#define scan_or_lane_tc(ctx, sc, t) (lane_piece_tc(ctx, sc, t) || scan_piece_tc(ctx, sc, t))
+#else
+#define scan_or_lane_xdp(ctx, sc, t) scan_piece_xdp(ctx, sc, t)
+#define scan_or_lane_tc(ctx, sc, t) scan_piece_tc(ctx, sc, t)
+#endif
+
 /* What the segment's way through its flow found. */
 static __always_inline void add_seg_counts(struct hs_counters *cnt, const struct hs_segwork *w)
 {
@@ -247,9 +305,9 @@ static __always_inline int scan_pieces(void *ctx, struct scratch *sc, struct hs_
 		sc->p_start = sc->p_payload + sc->w.off;
 		sc->p_end = sc->p_payload + sc->w.end;
 		if (xdp)
-			scan_piece_xdp(ctx, sc, t);
+			scan_or_lane_xdp(ctx, sc, t);
 		else
-			scan_piece_tc(ctx, sc, t);
+			scan_or_lane_tc(ctx, sc, t);
 		count_scan(sc->m.hold ? &sc->pend : cnt, &sc->s, 0, 1);
 		sc->conflicts += sc->s.conflicts + sc->s.h2c;
 		cnt->split_names += sc->s.premasked;

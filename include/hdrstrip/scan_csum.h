@@ -17,23 +17,35 @@
 #error "include <hdrstrip/scan.h>, which includes scan_csum.h in its place"
 #endif
 
-/* Contribution of byte @b at offset @off to a memory-order 16-bit sum. */
-HS_INLINE __u64 hs_csum_byte(const struct hs_scan *s, __u32 off, __u8 b)
+/* Contribution of byte @b at offset @off to a memory-order 16-bit sum whose
+ * words start at offsets of parity @par. */
+HS_INLINE __u64 hs_csum_byte_par(__u32 par, __u32 off, __u8 b)
 {
-	return ((off ^ s->csum_par) & 1) ? (__u64)b << 8 : b;
+	return ((off ^ par) & 1) ? (__u64)b << 8 : b;
 }
 
 /* Same, for the eight bytes of @w at offset @off. */
-HS_INLINE __u64 hs_csum_word(const struct hs_scan *s, __u32 off, __u64 w)
+HS_INLINE __u64 hs_csum_word_par(__u32 par, __u32 off, __u64 w)
 {
 	const __u64 m = 0x0000ffff0000ffffULL;
-	__u64 x = ((off ^ s->csum_par) & 1) ? (w << 8) : w;
+	__u64 x = ((off ^ par) & 1) ? (w << 8) : w;
 	__u64 sum = (x & m) + ((x >> 16) & m);
 
 	sum = (sum & 0xffffffffULL) + (sum >> 32);
-	if ((off ^ s->csum_par) & 1)
+	if ((off ^ par) & 1)
 		sum += w >> 56;
 	return sum;
+}
+
+/* The same for the buffer @s scans. */
+HS_INLINE __u64 hs_csum_byte(const struct hs_scan *s, __u32 off, __u8 b)
+{
+	return hs_csum_byte_par(s->csum_par, off, b);
+}
+
+HS_INLINE __u64 hs_csum_word(const struct hs_scan *s, __u32 off, __u64 w)
+{
+	return hs_csum_word_par(s->csum_par, off, w);
 }
 
 /* Fold a 64-bit one's complement accumulator to 16 bits. */

@@ -45,12 +45,16 @@
  * (rm_fill(), then check_run() and compare_runs()). The liberal reader
  * finds no listed field in what the origin receives, and nothing from the
  * line a drop rule matched on reaches it.
+ *
+ * And the head lane (scan_lane.h): a request stream it takes as one head
+ * comes out of it as out of the byte-wise scanner (check_lane()).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hdrstrip/scan.h>
+#include <hdrstrip/scan_lane.h>
 
 #include "check_util.h"
 #include "compile.h"
@@ -1540,6 +1544,63 @@ static void dump(const struct sc_input *in)
 	}
 }
 
+/*
+ * The head lane (scan_lane.h) against the byte-wise scanner, at both
+ * checksum parities: a request stream the lane takes as one whole head must
+ * come out of it as out of one byte-wise scan of the same bytes, with the
+ * same checksum difference and counts, ending where a request starts; one
+ * it does not take, untouched. Each side works on an exact-size copy, so
+ * that ASan sees a read past the end.
+ */
+static void check_lane(const struct sc_input *in, struct cu_err *e)
+{
+	size_t n = in->len;
+	__u8 *a, *b;
+
+	if ((in->mode & SC_MODE_RESPONSE) || !n)
+		return;
+	a = malloc(n);
+	b = malloc(n);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return failf(e, "out of memory");
+	}
+	for (__u32 par = 0; par < 2 && !e->failed; par++) {
+		struct hs_stream st;
+		struct hs_scan s;
+		struct hs_lane L;
+
+		memcpy(a, in->stream, n);
+		memcpy(b, in->stream, n);
+		if (!hs_lane_head(&L, &g_list.trie, a, a + n, 0, (__u32)n, par)) {
+			if (memcmp(a, in->stream, n))
+				failf(e, "lane: wrote to a head it did not take");
+			continue;
+		}
+		hs_stream_init(&st);
+		hs_scan_begin(&s, &st, 0, (__u32)n, par);
+		while (hs_scan_step(&s, &g_list.trie, b, b + n) != HS_STEP_DONE)
+			;
+		if (L.head_end != n || s.st.phase != HS_PH_REQ_LEAD || s.requests != 1)
+			failf(e,
+			      "lane: took a head of %u bytes of %zu; the scanner: phase %u, %u requests",
+			      L.head_end, n, s.st.phase, s.requests);
+		else if (memcmp(a, b, n))
+			failf(e, "lane: its bytes differ from the scanner's (parity %u)", par);
+		else if (hs_csum_update_acc(L.csum_acc, 0x1234) !=
+			 hs_csum_update_acc(s.csum_acc, 0x1234))
+			failf(e, "lane: checksum difference %#llx, the scanner's %#llx",
+			      (unsigned long long)L.csum_acc, (unsigned long long)s.csum_acc);
+		else if (L.fields != s.seen || L.masked != s.masked || L.masked != s.matched)
+			failf(e,
+			      "lane: %u fields, %u masked; the scanner: %u seen, %u matched, %u masked",
+			      L.fields, L.masked, s.seen, s.matched, s.masked);
+	}
+	free(a);
+	free(b);
+}
+
 int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 {
 	struct cu_err e = { .buf = why, .size = why_size };
@@ -1591,6 +1652,8 @@ int sc_check(const uint8_t *data, size_t size, char *why, size_t why_size)
 		if (!e.failed)
 			compare_runs(&in, RUN_WHOLE, k, n_lines, &e);
 	}
+	if (!e.failed)
+		check_lane(&in, &e);
 	if (getenv("SC_DEBUG"))
 		dump(&in);
 	return e.failed ? -1 : 0;

@@ -6,7 +6,8 @@
 #   HS_SEED=N make test-unit      repeat a run of the randomized tests
 #   UNIT_SANITIZE= make test-unit build the tests without ASan/UBSan
 UNIT_DIR := tests/unit
-UNIT_TESTS := test_hlist test_trie test_prop test_slots test_jsonfmt test_response test_framing
+UNIT_TESTS := test_hlist test_trie test_prop test_slots test_jsonfmt test_response test_framing \
+	test_lane
 UNIT_BINS := $(addprefix $(OUTPUT)/tests/,$(UNIT_TESTS))
 UNIT_HELPERS := $(UNIT_DIR)/testutil.c
 UNIT_SANITIZE ?= -fsanitize=address,undefined -fno-sanitize-recover=all
