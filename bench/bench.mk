@@ -14,11 +14,11 @@
 #   make bench-e2e               real traffic through veth in namespaces (root)
 #   make bench-e2e-bound         that, with a datapath that scans nothing (a lower bound)
 #   make bench-e2e-minscan       that, with the least per-line work any scanner adds
-#   make bench-e2e-lane          that, with the head lane before the scan (bpf/lane.h)
-#   make bench-dataplane-lane    the head lane's build beside the real one (method A and B)
+#   make bench-e2e-nolane        that, with the datapath without the head lane (bpf/lane.h)
+#   make bench-dataplane-lane    the datapath without the head lane beside it (method A and B)
 #   make bench-origin            keep-alive wrk to nginx in a cgroup: origin mode beside xdp and
 #                                tc-ingress, alternated with no program (root)
-.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound bench-e2e-minscan bench-e2e-lane bench-dataplane-lane bench-origin FORCE \
+.PHONY: bench-lookup bench-lookup-callgrind bench-seed bench-dataplane bench-dataplane-ab bench-dataplane-bound bench-scaling bench-events bench-responses bench-e2e bench-e2e-bound bench-e2e-minscan bench-e2e-nolane bench-dataplane-lane bench-origin FORCE \
 	bench-profile
 
 BENCH_OUT := $(OUTPUT)/bench
@@ -99,13 +99,13 @@ $(BENCH_OUT)/hdrstrip_minscan_lean.bpf.o: bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BEN
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_FLOOR_SCAN -DHS_BENCH_MIN_SCAN -DHS_BENCH_MIN_SCAN_LEAN \
 		-c $< -o $@
 
-# The datapath with the head lane before the scan (bpf/lane.h,
-# HS_BENCH_HEAD_LANE): BENCHMARKS.md, "Speed, fifth pass".
-BENCH_LANE_OBJ := $(BENCH_OUT)/hdrstrip_lane.bpf.o
+# The datapath without the head lane (bpf/lane.h; HS_BENCH_NO_LANE): the
+# scanner alone, as before the lane (BENCHMARKS.md, "Speed, fifth pass").
+BENCH_NOLANE_OBJ := $(BENCH_OUT)/hdrstrip_nolane.bpf.o
 
-$(BENCH_LANE_OBJ): bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BENCH_OUT)
+$(BENCH_NOLANE_OBJ): bpf/hdrstrip.bpf.c $(BPF_HDRS) | $(BENCH_OUT)
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_HEAD_LANE -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_BENCH_NO_LANE -c $< -o $@
 
 BENCH_DATAPLANE := $(BENCH_OUT)/bench_dataplane
 BENCH_HARNESS_SRCS := tests/pkt/harness.c tests/pkt/builder.c
@@ -204,19 +204,20 @@ bench-e2e-minscan: $(MINSCAN_OUT)/hdrstrip $(BENCH_LIST_FILES)
 	$(Q)BOUND=1 HDRSTRIP=$(abspath $(MINSCAN_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
 		bench/bench-e2e.sh
 
-# The same with the head lane's CLI (bpf/lane.h: the lane before the scan),
-# which masks as the real one does: the origin must not see the fields.
-LANE_OUT := $(OUTPUT)/lane
-$(LANE_OUT)/hdrstrip: FORCE
-	$(Q)$(MAKE) --no-print-directory OUTPUT=$(LANE_OUT) BPF_DEFS=-DHS_BENCH_HEAD_LANE $@
+# The same with the CLI of the datapath without the head lane: the
+# scanner alone (HS_BENCH_NO_LANE).
+NOLANE_OUT := $(OUTPUT)/nolane
+$(NOLANE_OUT)/hdrstrip: FORCE
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(NOLANE_OUT) BPF_DEFS=-DHS_BENCH_NO_LANE $@
 
-bench-e2e-lane: $(LANE_OUT)/hdrstrip $(BENCH_LIST_FILES)
-	$(Q)HDRSTRIP=$(abspath $(LANE_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
+bench-e2e-nolane: $(NOLANE_OUT)/hdrstrip $(BENCH_LIST_FILES)
+	$(Q)HDRSTRIP=$(abspath $(NOLANE_OUT)/hdrstrip) BENCH_LISTS=$(abspath $(BENCH_LISTS)) \
 		bench/bench-e2e.sh
 
-# The lane build against the working tree's object, side by side.
-bench-dataplane-lane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_LANE_OBJ)
-	$(Q)bench/ab-dataplane.sh $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_LANE_OBJ) \
+# The datapath with the lane (the working tree's object) against it without
+# (OLD), side by side.
+bench-dataplane-lane: $(BENCH_DATAPLANE) $(BPF_OBJ) $(BENCH_BPF_OBJS) $(BENCH_NOLANE_OBJ)
+	$(Q)bench/ab-dataplane.sh $(BENCH_DATAPLANE) $(BENCH_NOLANE_OBJ) $(BPF_OBJ) \
 		$(BENCH_OUT)/empty.bpf.o $(BENCH_OUT)/floor.bpf.o $(CORPUS) || [ $$? -eq 77 ]
 
 BENCH_SEED := $(BENCH_OUT)/bench_seed

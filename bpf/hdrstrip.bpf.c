@@ -21,8 +21,11 @@
 #include "reject.h"
 #include "scan_loop.h"
 #include "floor_scan.h" /* after scan_loop.h: benchmarks only */
-#ifdef HS_BENCH_HEAD_LANE
-#include "lane.h" /* benchmarks only, so far */
+/* The head lane, beside the scan; HS_BENCH_NO_LANE (benchmarks only)
+ * builds the datapath without it, and so do the lower-bound builds. */
+#if !defined(HS_BENCH_NO_LANE) && !defined(HS_BENCH_FLOOR_SCAN)
+#define HS_HEAD_LANE 1
+#include "lane.h"
 #endif
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -98,7 +101,7 @@ struct scratch {
 	__u32 peer_known;
 	struct hs_peer peer;
 	struct hs_flow_key peer_key; /* (in scratch: the stack is full) */
-#ifdef HS_BENCH_HEAD_LANE
+#ifdef HS_HEAD_LANE
 	struct hs_lane lane;
 #endif
 	/* NAT (nat_inspected()): conntrack's end of the client's stream so
@@ -200,36 +203,52 @@ __attribute__((noinline)) int scan_piece_tc(struct __sk_buff *ctx, struct scratc
 	return scan_piece(ctx, sc, t, CTX_SKB);
 }
 
-#ifdef HS_BENCH_HEAD_LANE
+#ifdef HS_HEAD_LANE
 /*
  * The head lane (bpf/lane.h) on the piece scan_piece_*() would scan: a
  * piece that is one whole request head of the lane's shape, at a
- * request's start, in a stream of requests that masks. 1 when the lane
- * took it (sc->s and sc->done as the scan leaves them, but for what
- * lane.h says the lane does not do yet); 0 for scan_piece_*(). A global
+ * request's start, in a stream of requests that masks (no observe mode,
+ * not proxy mode's remove). 1 when the lane took it: its matches reported
+ * as the scan reports them (scan_match(): hits, events, a drop's hold),
+ * then its lines masked, and sc->s and sc->done as the scan leaves them
+ * (hs_lane_to_scan()); 0, nothing written, for scan_piece_*(). A global
  * function of its own beside scan_piece_*(): inside it, the trie's walk
  * would pass the verifier's eight frames.
  */
 static __always_inline int lane_piece(void *ctx, struct scratch *sc, const struct hs_trie *t,
 				      const int xdp)
 {
+	struct scan_arg c = { .sc = sc, .t = t, .ctx = ctx };
+	struct hs_lane *L;
+	__u32 n, k;
+
 	if (!sc || !t)
 		return 0;
+	L = &sc->lane;
 	if (sc->w.from.phase != HS_PH_REQ_LEAD ||
 	    (sc->w.from.conn & (HS_CN_UNTRACKED | HS_CN_RESPONSE | HS_CN_EITHER)) ||
 	    (sc->p_opts & (HS_OPT_OBSERVE | HS_OPT_REMOVE)) ||
-	    !lane_head(ctx, &sc->lane, t, sc->p_start, sc->p_end, sc->p_l4 & 1, xdp))
+	    !lane_lines_all(ctx, L, t, sc->p_start, sc->p_end, xdp))
 		return 0;
 	hs_scan_begin(&sc->s, &sc->w.from, sc->p_start, sc->p_end, sc->p_l4);
 	sc->s.opts = sc->p_opts;
-	sc->s.csum_acc = sc->lane.csum_acc;
-	sc->s.seen = sc->lane.fields;
-	sc->s.matched = sc->lane.masked;
-	sc->s.masked = sc->lane.masked;
-	sc->s.requests = 1;
-	sc->s.st.conn |= HS_CN_SEEN_REQUEST;
-	sc->s.st.nmsg++;
-	sc->s.pos = sc->s.end;
+	sc->s.peer_known = (__u8)sc->peer_known;
+	sc->s.peer_n = sc->peer.n;
+	sc->s.peer_heads = sc->peer.heads;
+	c.ev = &sc->ev;
+	c.key = &sc->pk.key;
+	c.m = &sc->m;
+	/* The matches, in order, before the masks: an event copies the name
+	 * as it came. */
+	k = L->masked;
+	for (n = 0; n < HS_LANE_MAX_MASKS && n < k; n++) {
+		sc->s.rule = L->rule[n];
+		sc->s.name_off = L->mask_from[n];
+		sc->s.name_len = L->nlen[n];
+		scan_match(&c, &sc->s, ctx_data(ctx, xdp), ctx_data_end(ctx, xdp));
+	}
+	lane_masks(ctx, L, t, sc->s.csum_par, xdp);
+	hs_lane_to_scan(L, &sc->s);
 	sc->done = SCAN_DONE;
 	return 1;
 }

@@ -26,11 +26,10 @@
  * difference, and writes nothing until the whole head is known to have
  * that shape.
  *
- * So far the lane reports what it did (struct hs_lane) and leaves the
- * scanner's state to its caller: the benchmarks use it (bench_seed's
- * "head lane" row, the HS_BENCH_HEAD_LANE build of the datapath), and the
- * state the byte-wise scan would leave after such a head is the next step
- * (BENCHMARKS.md, "Speed, fifth pass").
+ * The datapath's hooks run it beside the scan (bpf/lane.h): the matches it
+ * reports are the scan's (hits, events), and hs_lane_to_scan() leaves the
+ * stream where the scan would. Proxy and origin mode scan as before.
+ * BENCHMARKS.md, "Speed, fifth pass", has what it costs and saves.
  */
 #ifndef HDRSTRIP_SCAN_LANE_H
 #define HDRSTRIP_SCAN_LANE_H
@@ -78,6 +77,8 @@ struct hs_lane {
 	__u16 mask_to[HS_LANE_MAX_MASKS]; /* ... and its CR */
 	__u16 rule[HS_LANE_MAX_MASKS]; /* ... and its rule + 1 */
 	__u8 fill[HS_LANE_MAX_MASKS]; /* ... and its filler name's length */
+	__u8 nlen[HS_LANE_MAX_MASKS]; /* ... and its name's length */
+	__u64 method; /* the request's method, as hs_stream.num holds it */
 	__u32 spill; /* hs_lane_forget() */
 	__u32 ls; /* BPF's driver: the next line's offset (bpf/lane.h) */
 	__u32 end; /* the buffer's end: hs_lane_end() */
@@ -262,6 +263,7 @@ HS_INLINE __u32 hs_lane_reqline(struct hs_lane *L, const __u8 *d, const __u8 *de
 	m = hs_first_byte(stop);
 	if (m == 0 || (hs_bytes_outside(w, 'A', 'Z') & hs_byte_mask(m)))
 		return 0;
+	L->method = w & hs_byte_mask(m);
 	/* PRI (HTTP/2's preface) and CONNECT (a tunnel) are the scanner's. */
 	if ((m == 3 && (w & 0xffffff) == 0x495250) ||
 	    (m == 7 && (w & 0xffffffffffffffULL) == 0x5443454e4e4f43ULL))
@@ -480,6 +482,7 @@ HS_INLINE int hs_lane_line(struct hs_lane *L, const struct hs_trie *t, const __u
 		L->rule[m & (HS_LANE_MAX_MASKS - 1)] = (__u16)v;
 		L->fill[m & (HS_LANE_MAX_MASKS - 1)] =
 			(__u8)(nlen < HS_FILL_NAME_LEN ? nlen : HS_FILL_NAME_LEN);
+		L->nlen[m & (HS_LANE_MAX_MASKS - 1)] = (__u8)nlen;
 		L->masked = m + 1;
 	}
 	L->fields++;
@@ -531,6 +534,42 @@ HS_INLINE int hs_lane_head(struct hs_lane *L, const struct hs_trie *t, __u8 *d, 
 	for (i = 0; i < HS_LANE_MAX_MASKS && i < L->masked; i++)
 		hs_lane_mask(L, t, d, de, L->mask_from[i], L->mask_to[i], L->fill[i], par);
 	return 1;
+}
+
+/*
+ * What a head the lane took leaves in @s, a scan begun on the buffer from a
+ * stream at a request's start (hs_scan_begin()): what the byte-wise steps
+ * leave there, through the same functions where they change the stream
+ * (hs_request_line_done() at the request line's end, hs_block_done() at
+ * the empty line), and the counts and checksum difference of its lines. Its
+ * matches are the caller's to report, before the masks are written (an
+ * event copies the name as it came): rule L->rule[i], the name's L->nlen[i]
+ * bytes at L->mask_from[i], as hs_note_match() gives them.
+ */
+HS_INLINE void hs_lane_to_scan(const struct hs_lane *L, struct hs_scan *s)
+{
+	/* The request line: its method read, its end. */
+	s->st.req = 0;
+	s->st.num = L->method;
+	hs_request_line_done(s);
+	/* The field lines, then the empty line's LF after a line end that
+	 * had one. */
+	s->seen += L->fields;
+	s->matched += L->masked;
+	s->masked += L->masked;
+	s->csum_acc += L->csum_acc;
+	if (L->masked) {
+		__u32 k = (L->masked - 1) & (HS_LANE_MAX_MASKS - 1);
+
+		s->rule = L->rule[k];
+		s->name_off = L->mask_from[k];
+		s->name_len = L->nlen[k];
+	}
+	s->st.flags = HS_SF_PREV_LF;
+	hs_block_done(s);
+	s->pos = hs_off(L->head_end);
+	s->run_phase = s->st.phase;
+	s->run_at = s->pos;
 }
 
 #endif /* HDRSTRIP_SCAN_LANE_H */

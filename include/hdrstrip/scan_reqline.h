@@ -153,6 +153,27 @@ HS_INLINE int hs_h2c_preface(struct hs_scan *s, __u8 conn)
 	return 1;
 }
 
+/*
+ * A request line ended, its method in hs_stream.num: the request counted,
+ * whether it is a HEAD (its response has no body: in any case, as a client
+ * might take it, see hs_block_done) and whether its method defines no use
+ * for a body. The head lane (scan_lane.h) ends its request lines here too.
+ */
+HS_INLINE void hs_request_line_done(struct hs_scan *s)
+{
+	__u64 bit = 1ULL << (s->st.nmsg & (HS_HEADS_WINDOW - 1));
+
+	s->requests++;
+	s->st.conn |= HS_CN_SEEN_REQUEST;
+	s->st.heads =
+		(s->st.num | HS_FOLD8) == HS_FOLDED_HEAD ? s->st.heads | bit : s->st.heads & ~bit;
+	s->st.nmsg++;
+	if (hs_method_bodiless(s->st.num))
+		s->st.req |= HS_RQ_NO_BODY;
+	s->st.num = 0;
+	s->st.flags = 0;
+}
+
 /* Request line, one byte (@p, @data_end: where it is, for a word). */
 HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b, __u32 pos)
 {
@@ -280,21 +301,7 @@ HS_INLINE int hs_step_request(struct hs_scan *s, __u8 *p, __u8 *data_end, __u8 b
 	s->pos = hs_off(pos + 1);
 	return HS_STEP_MORE;
 done:
-	s->requests++;
-	s->st.conn |= HS_CN_SEEN_REQUEST;
-	{
-		__u64 bit = 1ULL << (s->st.nmsg & (HS_HEADS_WINDOW - 1));
-
-		/* A HEAD's response has no body: in any case, as a client
-		 * might take it (see hs_block_done). */
-		s->st.heads = (s->st.num | HS_FOLD8) == HS_FOLDED_HEAD ? s->st.heads | bit
-								       : s->st.heads & ~bit;
-		s->st.nmsg++;
-	}
-	if (hs_method_bodiless(s->st.num))
-		s->st.req |= HS_RQ_NO_BODY;
-	s->st.num = 0;
-	s->st.flags = 0;
+	hs_request_line_done(s);
 	hs_end_line(s, b, pos);
 	return HS_STEP_MORE;
 not_http:

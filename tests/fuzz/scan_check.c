@@ -1548,7 +1548,8 @@ static void dump(const struct sc_input *in)
  * The head lane (scan_lane.h) against the byte-wise scanner, at both
  * checksum parities: a request stream the lane takes as one whole head must
  * come out of it as out of one byte-wise scan of the same bytes, with the
- * same checksum difference and counts, ending where a request starts; one
+ * same checksum difference, counts and matches (rule and name, in order),
+ * and hs_lane_to_scan() must hand on the stream state the scan does; one
  * it does not take, untouched. Each side works on an exact-size copy, so
  * that ASan sees a read past the end.
  */
@@ -1567,9 +1568,11 @@ static void check_lane(const struct sc_input *in, struct cu_err *e)
 		return failf(e, "out of memory");
 	}
 	for (__u32 par = 0; par < 2 && !e->failed; par++) {
-		struct hs_stream st;
-		struct hs_scan s;
+		struct hs_stream st, fin, lfin;
+		struct hs_scan s, ls;
 		struct hs_lane L;
+		__u32 nm;
+		int k;
 
 		memcpy(a, in->stream, n);
 		memcpy(b, in->stream, n);
@@ -1580,22 +1583,45 @@ static void check_lane(const struct sc_input *in, struct cu_err *e)
 		}
 		hs_stream_init(&st);
 		hs_scan_begin(&s, &st, 0, (__u32)n, par);
-		while (hs_scan_step(&s, &g_list.trie, b, b + n) != HS_STEP_DONE)
-			;
-		if (L.head_end != n || s.st.phase != HS_PH_REQ_LEAD || s.requests != 1)
-			failf(e,
-			      "lane: took a head of %u bytes of %zu; the scanner: phase %u, %u requests",
-			      L.head_end, n, s.st.phase, s.requests);
+		nm = 0;
+		while ((k = hs_scan_step(&s, &g_list.trie, b, b + n)) != HS_STEP_DONE) {
+			if (k != HS_STEP_MATCH)
+				continue;
+			if (nm >= L.masked || L.rule[nm] != s.rule ||
+			    L.mask_from[nm] != s.name_off || L.nlen[nm] != s.name_len) {
+				failf(e,
+				      "lane: match %u differs from the scanner's (rule %u, name %u+%u)",
+				      nm, s.rule, s.name_off, s.name_len);
+				break;
+			}
+			nm++;
+		}
+		if (e->failed)
+			break;
+		hs_scan_begin(&ls, &st, 0, (__u32)n, par);
+		hs_lane_to_scan(&L, &ls);
+		hs_scan_finish(&s, &fin);
+		hs_scan_finish(&ls, &lfin);
+		if (L.head_end != n || nm != L.masked)
+			failf(e, "lane: took a head of %u bytes of %zu, %u matches; the scanner %u",
+			      L.head_end, n, L.masked, nm);
 		else if (memcmp(a, b, n))
 			failf(e, "lane: its bytes differ from the scanner's (parity %u)", par);
-		else if (hs_csum_update_acc(L.csum_acc, 0x1234) !=
+		else if (hs_csum_update_acc(ls.csum_acc, 0x1234) !=
 			 hs_csum_update_acc(s.csum_acc, 0x1234))
 			failf(e, "lane: checksum difference %#llx, the scanner's %#llx",
-			      (unsigned long long)L.csum_acc, (unsigned long long)s.csum_acc);
-		else if (L.fields != s.seen || L.masked != s.masked || L.masked != s.matched)
+			      (unsigned long long)ls.csum_acc, (unsigned long long)s.csum_acc);
+		else if (memcmp(&fin, &lfin, sizeof(fin)) || ls.pos != s.pos ||
+			 hs_scan_steady(&ls) != hs_scan_steady(&s))
 			failf(e,
-			      "lane: %u fields, %u masked; the scanner: %u seen, %u matched, %u masked",
-			      L.fields, L.masked, s.seen, s.matched, s.masked);
+			      "lane: hands on phase %u nmsg %u conn %#x flags %#x req %#x; the "
+			      "scanner phase %u nmsg %u conn %#x flags %#x req %#x",
+			      lfin.phase, lfin.nmsg, lfin.conn, lfin.flags, lfin.req, fin.phase,
+			      fin.nmsg, fin.conn, fin.flags, fin.req);
+		else if (ls.requests != s.requests || ls.seen != s.seen || ls.masked != s.masked ||
+			 ls.matched != s.matched)
+			failf(e, "lane: %u requests %u seen %u masked; the scanner %u %u %u",
+			      ls.requests, ls.seen, ls.masked, s.requests, s.seen, s.masked);
 	}
 	free(a);
 	free(b);

@@ -2,8 +2,9 @@
 /*
  * The head lane (include/hdrstrip/scan_lane.h) against the byte-wise
  * scanner it stands in for: a head the lane takes must come out byte for
- * byte as the scanner leaves it, with the same checksum difference and the
- * same counts; a head it does not take must be left as it came. Every
+ * byte as the scanner leaves it, with the same checksum difference, counts
+ * and matches, and the stream left as the scanner hands it on
+ * (hs_lane_to_scan()); a head it does not take must be left as it came. Every
  * request of the corpus, heads built to sit on each of the lane's limits,
  * and random heads, each at both checksum parities.
  */
@@ -43,27 +44,28 @@ static int teardown(void **state)
 
 /* What the byte-wise scanner made of a buffer. */
 struct bytewise {
-	__u64 csum_acc;
-	unsigned int seen, matched, masked, requests;
-	__u8 phase;
+	struct hs_scan s; /* where it ended */
+	struct hs_stream fin; /* hs_scan_finish() */
+	unsigned int n; /* its matches, as reported: rule, name */
+	__u16 rule[16], off[16], len[16];
 };
 
 static void scan_bytewise(const struct hs_trie *t, __u8 *buf, size_t len, __u32 par,
-			  struct bytewise *r)
+			  const struct hs_stream *from, struct bytewise *r)
 {
-	struct hs_stream st;
-	struct hs_scan sc;
+	int k;
 
-	hs_stream_init(&st);
-	hs_scan_begin(&sc, &st, 0, (__u32)len, par);
-	while (hs_scan_step(&sc, t, buf, buf + len) != HS_STEP_DONE)
-		;
-	r->csum_acc = sc.csum_acc;
-	r->seen = sc.seen;
-	r->matched = sc.matched;
-	r->masked = sc.masked;
-	r->requests = sc.requests;
-	r->phase = sc.st.phase;
+	memset(r, 0, sizeof(*r));
+	hs_scan_begin(&r->s, from, 0, (__u32)len, par);
+	while ((k = hs_scan_step(&r->s, t, buf, buf + len)) != HS_STEP_DONE) {
+		if (k == HS_STEP_MATCH && r->n < 16) {
+			r->rule[r->n] = r->s.rule;
+			r->off[r->n] = r->s.name_off;
+			r->len[r->n] = r->s.name_len;
+			r->n++;
+		}
+	}
+	hs_scan_finish(&r->s, &r->fin);
 }
 
 /* The checksum field a difference of @acc makes of two starting values:
@@ -78,15 +80,20 @@ static void assert_same_csum(__u64 a, __u64 b, const char *ctx)
 
 /*
  * @len bytes of @text through the lane and through the scanner, each in an
- * exact-size copy (ASan sees over-reads), at parity @par. Returns 1 when
- * the lane took the head: then both copies, the checksum and the counts
- * agree; when it did not, its copy is the text as it came.
+ * exact-size copy (ASan sees over-reads), at parity @par, from the stream
+ * state @from (at a request's start). Returns 1 when the lane took the
+ * head: then both copies agree, and what hs_lane_to_scan() leaves agrees
+ * with where the scanner ended: the stream state it hands on, the counts,
+ * the checksum, the matches and their names, in order. When it did not,
+ * its copy is the text as it came.
  */
-static int lane_vs_scan(const struct hs_trie *t, const char *text, size_t len, __u32 par,
-			const char *ctx)
+static int lane_vs_scan_from(const struct hs_trie *t, const char *text, size_t len, __u32 par,
+			     const struct hs_stream *from, const char *ctx)
 {
 	__u8 *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
 	struct bytewise r;
+	struct hs_stream fin;
+	struct hs_scan ls;
 	struct hs_lane L;
 	int taken;
 
@@ -95,27 +102,58 @@ static int lane_vs_scan(const struct hs_trie *t, const char *text, size_t len, _
 	memcpy(a, text, len);
 	memcpy(b, text, len);
 	taken = hs_lane_head(&L, t, a, a + len, 0, (__u32)len, par);
-	scan_bytewise(t, b, len, par, &r);
+	scan_bytewise(t, b, len, par, from, &r);
 	if (!taken) {
 		if (memcmp(a, text, len))
 			fail_msg("%s: the lane wrote to a head it did not take", ctx);
-	} else {
-		if (L.head_end != len)
-			fail_msg("%s: head end %u, buffer %zu", ctx, L.head_end, len);
-		if (memcmp(a, b, len))
-			fail_msg("%s: the lane left\n%.*s\nthe scanner\n%.*s", ctx, (int)len,
-				 (const char *)a, (int)len, (const char *)b);
-		assert_same_csum(L.csum_acc, r.csum_acc, ctx);
-		if (L.fields != r.seen || L.masked != r.masked || L.masked != r.matched ||
-		    r.requests != 1 || r.phase != HS_PH_REQ_LEAD)
-			fail_msg("%s: lane fields %u masked %u; scanner seen %u matched %u masked "
-				 "%u requests %u phase %u",
-				 ctx, L.fields, L.masked, r.seen, r.matched, r.masked, r.requests,
-				 r.phase);
+		goto out;
 	}
+	if (L.head_end != len)
+		fail_msg("%s: head end %u, buffer %zu", ctx, L.head_end, len);
+	if (memcmp(a, b, len))
+		fail_msg("%s: the lane left\n%.*s\nthe scanner\n%.*s", ctx, (int)len,
+			 (const char *)a, (int)len, (const char *)b);
+	hs_scan_begin(&ls, from, 0, (__u32)len, par);
+	hs_lane_to_scan(&L, &ls);
+	hs_scan_finish(&ls, &fin);
+	assert_same_csum(ls.csum_acc, r.s.csum_acc, ctx);
+	if (memcmp(&fin, &r.fin, sizeof(fin)) || ls.st.phase != r.s.st.phase || ls.pos != r.s.pos ||
+	    hs_scan_steady(&ls) != hs_scan_steady(&r.s))
+		fail_msg(
+			"%s: the lane hands on phase %u nmsg %u heads %#llx conn %#x flags %#x "
+			"req %#x at %u; the scanner phase %u nmsg %u heads %#llx conn %#x flags %#x "
+			"req %#x at %u",
+			ctx, fin.phase, fin.nmsg, (unsigned long long)fin.heads, fin.conn,
+			fin.flags, fin.req, ls.pos, r.fin.phase, r.fin.nmsg,
+			(unsigned long long)r.fin.heads, r.fin.conn, r.fin.flags, r.fin.req,
+			r.s.pos);
+	if (ls.requests != r.s.requests || ls.seen != r.s.seen || ls.matched != r.s.matched ||
+	    ls.masked != r.s.masked || r.s.requests != 1)
+		fail_msg("%s: lane requests %u seen %u matched %u masked %u; scanner %u %u %u %u",
+			 ctx, ls.requests, ls.seen, ls.matched, ls.masked, r.s.requests, r.s.seen,
+			 r.s.matched, r.s.masked);
+	if (L.masked != r.n)
+		fail_msg("%s: the lane matched %u lines, the scanner reported %u", ctx, L.masked,
+			 r.n);
+	for (unsigned int i = 0; i < r.n && i < L.masked; i++)
+		if (L.rule[i] != r.rule[i] || L.mask_from[i] != r.off[i] || L.nlen[i] != r.len[i])
+			fail_msg(
+				"%s: match %u: lane rule %u name %u+%u, scanner rule %u name %u+%u",
+				ctx, i, L.rule[i], L.mask_from[i], L.nlen[i], r.rule[i], r.off[i],
+				r.len[i]);
+out:
 	free(a);
 	free(b);
 	return taken;
+}
+
+static int lane_vs_scan(const struct hs_trie *t, const char *text, size_t len, __u32 par,
+			const char *ctx)
+{
+	struct hs_stream from;
+
+	hs_stream_init(&from);
+	return lane_vs_scan_from(t, text, len, par, &from, ctx);
 }
 
 static int lane_both_parities(const char *text, const char *ctx)
@@ -279,12 +317,16 @@ static void test_random(void **state)
 		"x-drop-me", "x-watch", "content-length", "upgrade", "transfer-encoding",
 	};
 	struct rng r = { test_seed("test_lane") };
+	struct hs_stream from;
 	char head[2048];
 	int taken = 0;
 
 	(void)state;
 	for (int it = 0; it < 3000; it++) {
-		size_t hl = (size_t)snprintf(head, sizeof(head), "GET /%u HTTP/1.1\r\n",
+		static const char *const methods[] = { "GET",	  "HEAD", "POST",  "DELETE", "head",
+						       "OPTIONS", "PUT",  "TRACE", "X" };
+		size_t hl = (size_t)snprintf(head, sizeof(head), "%s /%u HTTP/1.1\r\n",
+					     methods[rng_below(&r, HS_ARRAY_SIZE(methods))],
 					     rng_below(&r, 1000));
 		int nl = (int)rng_below(&r, 12);
 		char ctx[48];
@@ -311,7 +353,16 @@ static void test_random(void **state)
 		if (rng_below(&r, 4) == 0) /* one byte anywhere made anything */
 			head[rng_below(&r, (__u32)hl)] = (char)rng_below(&r, 256);
 		snprintf(ctx, sizeof(ctx), "random head %d", it);
-		taken += lane_vs_scan(fx.trie, head, hl, rng_below(&r, 2), ctx);
+		/* From a connection's start, or after requests: any count, any
+		 * HEAD history. */
+		hs_stream_init(&from);
+		if (rng_below(&r, 2)) {
+			from.conn = HS_CN_SEEN_REQUEST;
+			from.flags = HS_SF_PREV_LF;
+			from.nmsg = (__u16)rng_next(&r);
+			from.heads = rng_next(&r);
+		}
+		taken += lane_vs_scan_from(fx.trie, head, hl, rng_below(&r, 2), &from, ctx);
 	}
 	print_message("random: the lane took %d of 3000 heads\n", taken);
 	assert_true(taken > 1000);
